@@ -1,0 +1,93 @@
+# litegpu build. `make demo` and `make test` are the two commands a newcomer needs;
+# both install what they need on a fresh Debian 12 machine (scripts/install-deps.sh).
+CC      ?= cc
+CLANG   ?= clang
+WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wpointer-arith \
+           -Wformat=2 -Wvla -Werror
+BASEFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc $(WARN)
+CFLAGS  ?= -O2 -g
+LDLIBS  := -lm
+
+B       := build
+LIB_SRC := $(sort $(shell find src -name '*.c'))
+CLI_SRC := $(sort $(wildcard tools/cli/*.c))
+UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
+
+# normal build
+LIB_OBJ := $(patsubst %.c,$(B)/obj/%.o,$(LIB_SRC))
+CLI_OBJ := $(patsubst %.c,$(B)/obj/%.o,$(CLI_SRC))
+UNIT_OBJ := $(patsubst %.c,$(B)/obj/%.o,$(UNIT_SRC))
+# sanitizer build (ASan + UBSan, no recovery: any report fails the run)
+SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+SLIB_OBJ := $(patsubst %.c,$(B)/san/%.o,$(LIB_SRC))
+SCLI_OBJ := $(patsubst %.c,$(B)/san/%.o,$(CLI_SRC))
+SUNIT_OBJ := $(patsubst %.c,$(B)/san/%.o,$(UNIT_SRC))
+
+.PHONY: all deps corpus demo test test-fast unit e2e san fuzz fuzz-build check-gen bench clean
+
+all: $(B)/litegpu $(B)/liblitegpu.a
+
+$(B)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASEFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(B)/san/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASEFLAGS) -O1 -g $(SAN) -MMD -MP -c $< -o $@
+
+$(B)/liblitegpu.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(B)/litegpu: $(CLI_OBJ) $(B)/liblitegpu.a
+	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(B)/liblitegpu.a $(LDLIBS)
+
+$(B)/test_unit: $(UNIT_OBJ) $(B)/liblitegpu.a
+	$(CC) $(CFLAGS) -o $@ $(UNIT_OBJ) $(B)/liblitegpu.a $(LDLIBS)
+
+$(B)/san/litegpu: $(SCLI_OBJ) $(SLIB_OBJ)
+	$(CC) $(SAN) -o $@ $^ $(LDLIBS)
+
+$(B)/san/test_unit: $(SUNIT_OBJ) $(SLIB_OBJ)
+	$(CC) $(SAN) -o $@ $^ $(LDLIBS)
+
+# libFuzzer target for the .tflite reader (clang + libclang-rt-14-dev).
+$(B)/fuzz/fuzz_tflite_read: fuzz/fuzz_tflite_read.c $(LIB_SRC)
+	@mkdir -p $(dir $@)
+	$(CLANG) $(BASEFLAGS) -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	    -o $@ fuzz/fuzz_tflite_read.c $(LIB_SRC) $(LDLIBS)
+
+deps:
+	@scripts/install-deps.sh
+
+corpus: deps
+	@scripts/fetch-corpus.sh $(B)/corpus
+
+demo: deps all
+	$(B)/litegpu info examples/tiny_convnet.tflite
+
+# The whole suite: unit tests (normal and sanitized), end-to-end tests on the real corpus
+# against flatc and LiteRT.js, the malformed-input sweep under ASan/UBSan, a bounded fuzz run.
+test: deps corpus all $(B)/test_unit $(B)/san/test_unit $(B)/san/litegpu $(B)/fuzz/fuzz_tflite_read
+	@tests/run.sh
+
+unit: $(B)/test_unit
+	$(B)/test_unit
+
+fuzz: $(B)/fuzz/fuzz_tflite_read corpus
+	@mkdir -p $(B)/fuzz/corpus && cp -n $(B)/corpus/*.tflite examples/*.tflite $(B)/fuzz/corpus/ 2>/dev/null || true
+	$(B)/fuzz/fuzz_tflite_read -max_total_time=$${FUZZ_SECONDS:-300} -rss_limit_mb=2048 $(B)/fuzz/corpus
+
+check-gen:
+	@d=$$(mktemp -d) && python3 tools/gen/gen_schema.py ../shared/reference/tflite-schema.fbs $$d 2>/dev/null && \
+	  for f in include/lg/options.h include/lg/ops.def src/io/tflite/schema_gen.c; do \
+	    cmp -s $$d/$$f $$f || { echo "stale generated file: $$f (run tools/gen/gen_schema.py)"; exit 1; }; done; \
+	  echo "generated files up to date"
+
+bench: all corpus
+	@bench/run.sh
+
+clean:
+	rm -rf $(B)/obj $(B)/san $(B)/fuzz $(B)/litegpu $(B)/liblitegpu.a $(B)/test_unit
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -1,0 +1,217 @@
+#!/usr/bin/env node
+// litert_run.js -- run .tflite models on LiteRT.js CPU (wasm + XNNPACK) and dump .npy files.
+//
+// Usage:
+//   node --no-liftoff peers/litert_run.js --fill half|pattern[,..] --out DIR [-v] MODEL [MODEL ...]
+//
+//   --fill F   input fill, repeatable or comma-separated (half, pattern). Each input tensor's flat
+//              buffer is filled with  half:    x[i] = 0.5
+//                                     pattern: x[i] = ((i*7919 + 13) % 1009) / 1009
+//   --out DIR  writes DIR/<model basename without .tflite>/<fill>/{input,output}_<k>.npy
+//              (NumPy format 1.0, little-endian, C order; '<f4' for float32, '<i4' for int32, ...)
+//   -v         pass the runtime's own log lines through to stderr
+//
+// stdout: one JSON line per (model, fill):
+//   {"model":..,"fill":..,"ok":true,"inputs":[..],"outputs":[{"index":k,"shape":[..],"dtype":"float32","file":..}]}
+//   {"model":..,"fill":..,"ok":false,"error":".."}
+// Exit code: 0 all ok, 3 some model failed, 2 usage error, 1 LiteRT.js could not be loaded.
+//
+// Node setup (see shared/reference/peers.md): LiteRT.js is built for browsers, so we pose as a
+// web worker: globalThis.self, and an importScripts() that evaluates the Emscripten glue with
+// require/__dirname/__filename in scope and publishes its ModuleFactory. Trap: a model LiteRT.js
+// cannot prepare does not throw; it prints "ERROR: ..." and run() returns garbage. We capture all
+// console output and treat any line starting with ERROR as failure of the current model.
+// Requires `npm ci` in peers/ (scripts/install-deps.sh does it).
+'use strict';
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const util = require('node:util');
+const vm = require('node:vm');
+const { createRequire } = require('node:module');
+const { fileURLToPath } = require('node:url');
+
+const USAGE = 'usage: node --no-liftoff peers/litert_run.js --fill half|pattern[,..] --out DIR [-v] MODEL [MODEL ...]';
+const FILLS = {
+  half: () => 0.5,
+  pattern: (i) => ((i * 7919 + 13) % 1009) / 1009, // exact integers in float64, then one division
+};
+// TypedArray class -> NumPy descr (little-endian; one-byte types use '|').
+const NPY_DESCR = {
+  Float32Array: '<f4', Float64Array: '<f8', Int32Array: '<i4', Uint32Array: '<u4',
+  Int16Array: '<i2', Uint16Array: '<u2', Int8Array: '|i1', Uint8Array: '|u1',
+  BigInt64Array: '<i8', BigUint64Array: '<u8',
+};
+
+function usageError(msg) {
+  process.stderr.write(`litert_run: ${msg}\n${USAGE}\n`);
+  process.exit(2);
+}
+
+function parseArgs(argv) {
+  const opts = { fills: [], out: null, verbose: false, models: [] };
+  for (let i = 0; i < argv.length; i++) {
+    let a = argv[i], val = null;
+    const eq = a.indexOf('=');
+    if (a.startsWith('--') && eq > 0) { val = a.slice(eq + 1); a = a.slice(0, eq); }
+    const next = () => (val !== null ? val : i + 1 < argv.length ? argv[++i] : usageError(`${a} needs a value`));
+    if (a === '--fill') {
+      for (const f of next().split(',').filter(Boolean)) {
+        if (!(f in FILLS)) usageError(`unknown fill '${f}'`);
+        if (!opts.fills.includes(f)) opts.fills.push(f);
+      }
+    } else if (a === '--out') opts.out = next();
+    else if (a === '-v' || a === '--verbose') opts.verbose = true;
+    else if (a === '-h' || a === '--help') { process.stdout.write(USAGE + '\n'); process.exit(0); }
+    else if (a === '--') { opts.models.push(...argv.slice(i + 1)); break; }
+    else if (a.startsWith('-')) usageError(`unknown option '${a}'`);
+    else opts.models.push(a);
+  }
+  if (!opts.fills.length) usageError('--fill is required');
+  if (!opts.out) usageError('--out is required');
+  if (!opts.models.length) usageError('no MODEL given');
+  return opts;
+}
+
+// ---- console capture: runtime messages go to stderr (with -v); ERROR lines are recorded. ----
+let errorSink = [];   // ERROR lines seen since the last reset
+let verbose = false;
+function captureConsole() {
+  const hook = (...args) => {
+    const text = util.format(...args);
+    // Harmless in Node: LiteRT.js probes for WebGPU at load time (message includes a stack).
+    if (text.startsWith('Failed to create default WebGPU device') && text.includes('navigator is not defined')) return;
+    for (const line of text.split('\n')) if (line.startsWith('ERROR')) errorSink.push(line.trim());
+    if (verbose) process.stderr.write(text + '\n');
+  };
+  // Must run before the glue is evaluated: Emscripten binds console.log/error at startup.
+  for (const k of ['log', 'info', 'warn', 'error', 'debug']) console[k] = hook;
+}
+
+// ---- pose as a web worker so LiteRT.js can load its Emscripten glue in Node. ----
+let loadedGlue = null;
+function installWorkerShim() {
+  globalThis.self = globalThis;
+  globalThis.importScripts = (url) => {
+    const file = String(url).startsWith('file:') ? fileURLToPath(url) : String(url);
+    const code = fs.readFileSync(file, 'utf8');
+    const wrapper = `(function (require, __dirname, __filename) {${code}\nreturn ModuleFactory;\n})`;
+    const fn = vm.runInThisContext(wrapper, { filename: file });
+    globalThis.ModuleFactory = fn(createRequire(file), path.dirname(file), file);
+    loadedGlue = path.basename(file);
+  };
+}
+
+// ---- NumPy .npy (format 1.0) ----
+function npyBytes(typed, shape) {
+  const descr = NPY_DESCR[typed.constructor.name];
+  if (!descr) throw new Error(`no .npy dtype for ${typed.constructor.name}`);
+  const shapeStr = shape.length === 1 ? `(${shape[0]},)` : `(${shape.join(', ')})`;
+  let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': ${shapeStr}, }`;
+  const total = 10 + header.length + 1;                 // magic+version+len, header, '\n'
+  header += ' '.repeat((64 - (total % 64)) % 64) + '\n'; // pad so data starts 64-byte aligned
+  const pre = Buffer.alloc(10);
+  pre.write('\x93NUMPY', 0, 'latin1');
+  pre[6] = 1; pre[7] = 0;
+  pre.writeUInt16LE(header.length, 8);
+  const data = Buffer.from(typed.buffer, typed.byteOffset, typed.byteLength);
+  return Buffer.concat([pre, Buffer.from(header, 'latin1'), data]);
+}
+
+function writeNpy(dir, name, typed, shape) {
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, npyBytes(typed, shape));
+  return file;
+}
+
+function makeInput(detail, fill) {
+  const shape = Array.from(detail.shape);
+  if (detail.dtype !== 'float32') throw new Error(`input ${detail.index} has dtype ${detail.dtype}; only float32 inputs are supported`);
+  if (shape.some((d) => !(d > 0))) throw new Error(`input ${detail.index} has dynamic shape [${shape}]`);
+  const n = shape.reduce((a, b) => a * b, 1);
+  const data = new Float32Array(n);
+  const f = FILLS[fill];
+  for (let i = 0; i < n; i++) data[i] = f(i);
+  return { data, shape };
+}
+
+// Compile one model, run it with each fill; returns one result object per fill.
+async function runModel(litert, modelPath, fills, outRoot) {
+  const name = path.basename(modelPath).replace(/\.tflite$/, '');
+  const fail = (error) => fills.map((fill) => ({ model: modelPath, fill, ok: false, error }));
+  let bytes;
+  try { bytes = fs.readFileSync(modelPath); } catch (e) { return fail(`cannot read model: ${e.message}`); }
+
+  errorSink = [];
+  let model;
+  try {
+    model = await litert.loadAndCompile(new Uint8Array(bytes), { accelerator: 'wasm' });
+  } catch (e) {
+    return fail(errorSink.concat(String(e && e.message || e)).join('; '));
+  }
+  const compileErrors = errorSink;
+  const results = [];
+  try {
+    for (const fill of fills) {
+      const res = { model: modelPath, fill, ok: false };
+      const dir = path.join(outRoot, name, fill);
+      fs.mkdirSync(dir, { recursive: true });
+      for (const f of fs.readdirSync(dir)) if (/^(input|output)_\d+\.npy$/.test(f)) fs.unlinkSync(path.join(dir, f));
+      errorSink = compileErrors.slice();
+      const inputs = [], outputs = [];
+      try {
+        const ins = model.getInputDetails().map((d) => makeInput(d, fill));
+        for (const { data, shape } of ins) inputs.push(new litert.Tensor(data, shape));
+        if (!errorSink.length) outputs.push(...await model.run(inputs));
+        if (errorSink.length) throw new Error(errorSink.join('; '));
+        res.inputs = ins.map(({ data, shape }, k) => ({
+          index: k, shape, dtype: 'float32', file: writeNpy(dir, `input_${k}.npy`, data, shape) }));
+        res.outputs = outputs.map((t, k) => {
+          const data = t.toTypedArray();
+          const shape = Array.from(t.type.layout.dimensions);
+          return { index: k, shape, dtype: t.type.dtype, file: writeNpy(dir, `output_${k}.npy`, data, shape) };
+        });
+        if (errorSink.length) throw new Error(errorSink.join('; ')); // anything printed while reading
+        res.ok = true;
+      } catch (e) {
+        delete res.inputs; delete res.outputs;
+        res.error = String(e && e.message || e);
+      } finally {
+        for (const t of inputs.concat(outputs)) t.delete();
+      }
+      results.push(res);
+    }
+  } finally {
+    model.delete();
+  }
+  return results;
+}
+
+async function main() {
+  const opts = parseArgs(process.argv.slice(2));
+  verbose = opts.verbose;
+  if (os.endianness() !== 'LE') throw new Error('big-endian host: .npy writer assumes little-endian');
+  captureConsole();
+  installWorkerShim();
+  const wasmDir = path.join(__dirname, 'node_modules', '@litertjs', 'core', 'wasm') + path.sep;
+  let litert;
+  try {
+    litert = await import('@litertjs/core');
+    await litert.loadLiteRt(wasmDir);
+  } catch (e) {
+    process.stderr.write(`litert_run: cannot load LiteRT.js from ${wasmDir} (run \`npm ci\` in peers/): ${e && e.message || e}\n`);
+    process.exit(1);
+  }
+  if (verbose) process.stderr.write(`litert_run: loaded ${loadedGlue}\n`);
+
+  let failed = false;
+  for (const m of opts.models) {
+    for (const r of await runModel(litert, m, opts.fills, opts.out)) {
+      process.stdout.write(JSON.stringify(r) + '\n');
+      if (!r.ok) { failed = true; process.stderr.write(`litert_run: ${r.model} (${r.fill}) FAILED: ${r.error}\n`); }
+    }
+  }
+  process.exitCode = failed ? 3 : 0;
+}
+
+main().catch((e) => { process.stderr.write(`litert_run: ${e && e.stack || e}\n`); process.exit(1); });

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# install-deps.sh -- install what litegpu's build and tests need on Debian 12 (idempotent).
+#
+#   scripts/install-deps.sh            # as root (or with sudo available)
+#   LG_SKIP_APT=1 scripts/install-deps.sh   # skip the apt part, only set up peers/node_modules
+#
+# apt: flatbuffers-compiler (flatc JSON dumps), clang, libclang-rt-14-dev (libFuzzer, sanitizers),
+#      xxd if missing, nodejs/npm only if `node`/`npm` are not on PATH. `apt-get update` runs only
+#      when something is missing.
+# npm: `npm ci` in peers/ when @litertjs/core is not installed there (LiteRT.js peer runtime).
+# When everything is present it prints nothing and takes well under a second.
+set -euo pipefail
+
+repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+die() { echo "install-deps: $*" >&2; exit 1; }
+installed() { [[ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" == "install ok installed" ]]; }
+
+if [[ "${LG_SKIP_APT:-0}" != 1 ]]; then
+  missing=()
+  for p in flatbuffers-compiler clang libclang-rt-14-dev; do installed "$p" || missing+=("$p"); done
+  command -v xxd >/dev/null || missing+=(xxd)
+  command -v node >/dev/null || missing+=(nodejs)
+  command -v npm >/dev/null || missing+=(npm)
+  if ((${#missing[@]})); then
+    sudo=()
+    if [[ "$(id -u)" != 0 ]]; then
+      command -v sudo >/dev/null || die "need root to install: ${missing[*]}"
+      sudo=(sudo)
+    fi
+    echo "install-deps: apt-get install ${missing[*]}"
+    log="$(mktemp)"
+    export DEBIAN_FRONTEND=noninteractive
+    if ! { "${sudo[@]}" apt-get update -q &&
+           "${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"; } >"$log" 2>&1; then
+      tail -n 20 "$log" >&2
+      rm -f "$log"
+      die "apt-get failed for: ${missing[*]}"
+    fi
+    rm -f "$log"
+  fi
+fi
+
+peers="$repo_root/peers"
+if ! grep -qs '"version": "2.5.3"' "$peers/node_modules/@litertjs/core/package.json"; then
+  command -v npm >/dev/null || die "npm not found on PATH"
+  echo "install-deps: npm ci in peers/"
+  (cd "$peers" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) || die "npm ci in peers/ failed"
+fi

@@ -1,0 +1,88 @@
+/* Internal definitions shared by the library's modules. Not installed. */
+#ifndef LGI_INTERNAL_H
+#define LGI_INTERNAL_H
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "lg/lg.h"
+
+#if defined(__GNUC__)
+#define LG_INTERNAL __attribute__((visibility("hidden")))
+#define LGI_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define LG_INTERNAL
+#define LGI_PRINTF(a, b)
+#endif
+
+/* Internal invariant (our own bug, never bad input): report and abort. */
+#define LG_ASSERT(c) ((c) ? (void)0 : lgi_assert_fail(#c, __FILE__, __LINE__))
+LG_INTERNAL void lgi_assert_fail(const char *expr, const char *file, int line);
+
+/* ---- errors */
+/* Fill err (may be NULL) and return st. where: a prefix such as the file name or NULL. */
+LG_INTERNAL lg_status lgi_fail(lg_error *err, lg_status st, const char *fmt, ...) LGI_PRINTF(3, 4);
+LG_INTERNAL void lgi_error_clear(lg_error *err);
+#define LG_TRY(expr) do { lg_status st_ = (expr); if (st_ != LG_OK) return st_; } while (0)
+
+/* ---- allocation */
+LG_INTERNAL void *lgi_default_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
+
+/* A growable arena of chunks. Allocations are 16-byte aligned and zeroed. Returns NULL
+   on allocator failure or when limit (bytes, 0 = none) would be passed; over_limit tells
+   which. */
+typedef struct lgi_chunk lgi_chunk;
+typedef struct lgi_arena {
+    lg_alloc_fn alloc;
+    void *ud;
+    lgi_chunk *head;
+    uint64_t used;      /* bytes handed out, including chunk overhead */
+    uint64_t limit;
+    int over_limit;
+} lgi_arena;
+
+LG_INTERNAL void lgi_arena_init(lgi_arena *a, lg_alloc_fn alloc, void *ud, uint64_t limit);
+LG_INTERNAL void lgi_arena_free(lgi_arena *a);
+LG_INTERNAL void *lgi_arena_alloc(lgi_arena *a, size_t n);
+/* Resize an allocation made by this arena (copying; in place when it is the last one). */
+LG_INTERNAL void *lgi_arena_grow(lgi_arena *a, void *p, size_t old_n, size_t new_n);
+LG_INTERNAL char *lgi_arena_strdup(lgi_arena *a, const char *s);
+LG_INTERNAL void *lgi_arena_memdup(lgi_arena *a, const void *p, size_t n);
+
+/* ---- model private part */
+struct lgi_model_priv {
+    lgi_arena arena;
+    lg_alloc_fn alloc;
+    void *alloc_ud;
+    /* the mapping of the source file (lg_tflite_read_file) */
+    void *map_addr;
+    size_t map_len;
+    /* identity of the source file, so writers never overwrite it */
+    int has_source;
+    uint64_t src_dev, src_ino;
+    char src_path[1024];
+};
+
+/* Allocate a zeroed model with its arena. */
+LG_INTERNAL lg_status lgi_model_alloc(lg_alloc_fn alloc, void *ud, uint64_t limit, lg_model **out,
+                                      lg_error *err);
+/* The empty-but-present vector sentinel (see the lg.h convention). */
+extern const int32_t lgi_empty_vec[1];
+
+/* Deep copy of an options struct into the model's arena (vectors and strings too). */
+LG_INTERNAL void *lgi_opts_clone(lgi_arena *a, lg_opts_kind kind, const void *src);
+
+/* ---- little-endian scalar access (the file format is little-endian) */
+static inline uint16_t lgi_rd_u16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
+static inline uint32_t lgi_rd_u32(const uint8_t *p) {
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+static inline uint64_t lgi_rd_u64(const uint8_t *p) {
+    return (uint64_t)lgi_rd_u32(p) | ((uint64_t)lgi_rd_u32(p + 4) << 32);
+}
+static inline void lgi_wr_u16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
+static inline void lgi_wr_u32(uint8_t *p, uint32_t v) {
+    p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
+}
+static inline void lgi_wr_u64(uint8_t *p, uint64_t v) { lgi_wr_u32(p, (uint32_t)v); lgi_wr_u32(p + 4, (uint32_t)(v >> 32)); }
+
+#endif
