@@ -6,7 +6,7 @@ WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wpoi
            -Wformat=2 -Wvla -Werror
 BASEFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc $(WARN)
 CFLAGS  ?= -O2 -g
-LDLIBS  := -lm
+LDLIBS  := -lopenblas -lpthread -lm
 
 B       := build
 LIB_SRC := $(sort $(shell find src -name '*.c'))
@@ -82,7 +82,7 @@ check-gen:
 	@d=$$(mktemp -d) && python3 tools/gen/gen_schema.py ../shared/reference/tflite-schema.fbs $$d 2>/dev/null && \
 	  for f in include/lg/options.h include/lg/ops.def src/io/tflite/schema_gen.c; do \
 	    cmp -s $$d/$$f $$f || { echo "stale generated file: $$f (run tools/gen/gen_schema.py)"; exit 1; }; done; \
-	  echo "generated files up to date"
+	  echo "generated: 1 passed, 0 failed"
 
 bench: all corpus
 	@bench/run.sh

@@ -5,6 +5,7 @@
 #   LG_SKIP_APT=1 scripts/install-deps.sh   # skip the apt part, only set up peers/node_modules
 #
 # apt: flatbuffers-compiler (flatc JSON dumps), clang, libclang-rt-14-dev (libFuzzer, sanitizers),
+#      libopenblas-dev (sgemm for the reference interpreter's convolutions),
 #      xxd if missing, nodejs/npm only if `node`/`npm` are not on PATH. `apt-get update` runs only
 #      when something is missing.
 # npm: `npm ci` in peers/ when @litertjs/core is not installed there (LiteRT.js peer runtime).
@@ -17,7 +18,7 @@ installed() { [[ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" == "install 
 
 if [[ "${LG_SKIP_APT:-0}" != 1 ]]; then
   missing=()
-  for p in flatbuffers-compiler clang libclang-rt-14-dev; do installed "$p" || missing+=("$p"); done
+  for p in flatbuffers-compiler clang libclang-rt-14-dev libopenblas-dev; do installed "$p" || missing+=("$p"); done
   command -v xxd >/dev/null || missing+=(xxd)
   command -v node >/dev/null || missing+=(nodejs)
   command -v npm >/dev/null || missing+=(npm)

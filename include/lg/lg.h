@@ -52,6 +52,8 @@ extern "C" {
 #endif
 
 #define LG_VERSION_STRING "0.1.0"
+/* The library's version at run time ("0.1.0"). */
+const char *lg_version(void);
 
 /* ---------------------------------------------------------------- status and errors */
 
@@ -105,7 +107,7 @@ typedef enum lg_dtype {
     LG_DTYPE_COUNT
 } lg_dtype;
 
-/* Name as in the schema ("FLOAT32"), or "UNKNOWN(n)"-style "?" for values out of range. */
+/* Name as in the schema ("FLOAT32"), or "?" for values out of range. */
 const char *lg_dtype_name(int dtype);
 /* Storage bits per element (4 for INT4, 2 for INT2, 0 for STRING/RESOURCE/VARIANT/unknown). */
 int lg_dtype_bits(int dtype);
@@ -288,6 +290,8 @@ typedef struct lg_read_options {
     /* Cap on IR memory the reader may allocate, in bytes; 0 = default
        (64 MiB + 16 x file size). A file that needs more fails with LG_ERR_LIMIT. */
     uint64_t max_ir_bytes;
+    /* Name used in error messages for lg_tflite_read_mem (default "model"). */
+    const char *name;
 } lg_read_options;
 
 /* Read a .tflite file. The file is memory-mapped; constant data points into the mapping,

@@ -7,6 +7,8 @@
 
 const int32_t lgi_empty_vec[1] = {0};
 
+const char *lg_version(void) { return LG_VERSION_STRING; }
+
 lg_status lgi_model_alloc(lg_alloc_fn alloc, void *ud, uint64_t limit, lg_model **out,
                           lg_error *err) {
     if (!alloc) alloc = lgi_default_alloc;

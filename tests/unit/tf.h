@@ -10,7 +10,7 @@
 
 typedef void (*tf_fn)(void);
 void tf_register(const char *name, tf_fn fn);
-void tf_fail(const char *file, int line, const char *fmt, ...);
+void tf_fail(const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #define LG_TEST(name)                                                         \
     static void test_##name(void);                                            \

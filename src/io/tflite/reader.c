@@ -831,7 +831,7 @@ lg_status lg_tflite_read_mem(const void *buf, size_t size, const lg_read_options
     if (!out) return lgi_fail(err, LG_ERR_INVALID_ARG, "lg_tflite_read_mem: out is NULL");
     *out = NULL;
     if (!buf && size) return lgi_fail(err, LG_ERR_INVALID_ARG, "lg_tflite_read_mem: buf is NULL");
-    return read_common(buf ? buf : "", size, opt, "model", out, err);
+    return read_common(buf ? buf : "", size, opt, opt && opt->name ? opt->name : "model", out, err);
 }
 
 lg_status lg_tflite_read_file(const char *path, const lg_read_options *opt, lg_model **out,

@@ -1,0 +1,83 @@
+/* Shared pieces of the litegpu CLI: the verb table, error reporting, option parsing and
+   model input. The CLI is a client of the public API (include/lg/) only.
+
+   Exit codes: 0 ok, 1 findings (verbs that report problems), 2 usage or input error.
+   Every error is one line on stderr: "litegpu: error: <msg>". */
+#ifndef LG_CLI_H
+#define LG_CLI_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "lg/lg.h"
+
+enum { CLI_OK = 0, CLI_FINDINGS = 1, CLI_ERROR = 2 };
+
+typedef struct cli_verb cli_verb;
+/* argv[0] is the verb name; returns the exit code. */
+typedef int (*cli_verb_fn)(const cli_verb *v, int argc, char **argv);
+
+struct cli_verb {
+    const char *name;
+    cli_verb_fn fn;
+    const char *summary;  /* one line (no newline) for `litegpu help` */
+    const char *usage;    /* "litegpu info MODEL [--json]" */
+    const char *help;     /* the rest of `litegpu help VERB`: arguments and options */
+};
+
+/* verbs (cmd_*.c) */
+int cmd_info(const cli_verb *v, int argc, char **argv);
+int cmd_convert(const cli_verb *v, int argc, char **argv);
+int cmd_check(const cli_verb *v, int argc, char **argv);
+
+/* Prints "litegpu: error: <msg>" and returns CLI_ERROR. */
+int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Same, with " (usage: <v->usage>)" appended. */
+int cli_usage_error(const cli_verb *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* An error from the library, naming path when the message does not already. */
+int cli_lib_error(const char *path, const lg_error *err);
+void cli_verb_help(const cli_verb *v, FILE *f);
+/* A file name in text output: as is when it is plain printable ASCII without quotes or
+   backslashes, otherwise quoted and escaped (so the line stays one line). */
+void cli_write_path(FILE *f, const char *path);
+
+/* ---- options: a verb lists its flags; everything else that does not start with '-' is
+   positional. "--" ends the options. --help / -h prints the verb's help. */
+typedef struct cli_flag {
+    const char *name;     /* "--json" */
+    const char *alias;    /* "-o", or NULL */
+    bool *set;            /* boolean flag: set to true */
+    const char **value;   /* flag with a value ("-o OUT", "--output=OUT"); NULL if boolean */
+} cli_flag;
+
+/* Returns -1 to go on, or an exit code to return now (help shown: 0; error printed: 2). */
+int cli_parse(const cli_verb *v, int argc, char **argv, const cli_flag *flags,
+              const char **pos, int max_pos, int *n_pos);
+
+/* ---- model input */
+typedef enum cli_format { CLI_FORMAT_UNKNOWN = 0, CLI_FORMAT_TFLITE, CLI_FORMAT_ONNX } cli_format;
+
+/* What a file's first bytes say it is. */
+cli_format cli_format_detect(const uint8_t *p, size_t n);
+
+/* A whole input file in memory: mapped when it is a regular file, read otherwise. */
+typedef struct cli_file {
+    const char *path;
+    const uint8_t *data;
+    size_t size;
+    void *map;            /* mmap address, or NULL when data is malloc'ed */
+} cli_file;
+
+/* Open and map path. Returns 0, or prints one error line and returns CLI_ERROR. */
+int cli_file_open(const char *path, cli_file *f);
+void cli_file_close(cli_file *f);
+
+/* Map path, check its format and read the model from the mapping. On success the caller
+   frees *m (first) and then closes f. Returns 0 or CLI_ERROR (error printed). */
+int cli_model_load(const char *path, cli_file *f, lg_model **m);
+
+/* Check that path holds a model format we read, without reading it all. Returns 0 or
+   CLI_ERROR (error printed). */
+int cli_model_check_format(const char *path);
+
+#endif

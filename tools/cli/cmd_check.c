@@ -1,0 +1,247 @@
+/* litegpu check: will the model run fully on the GPU; if not, why and what fixes it. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "json.h"
+#include "lg/check.h"
+
+static void print_tensor_text(const lg_model *m, const lg_subgraph *sg, int32_t t) {
+    const lg_tensor *x = &sg->tensors[t];
+    printf("%d \"%s\" %s [", t, x->name ? x->name : "", lg_dtype_name(x->type));
+    for (uint32_t i = 0; i < x->rank; i++) printf("%s%d", i ? "," : "", x->shape[i]);
+    printf("]%s", lg_tensor_buffer(m, x) ? " const" : "");
+}
+
+static void print_text(const char *path, const lg_model *m, const lg_check_report *r) {
+    const lg_subgraph *sg = &m->subgraphs[r->subgraph];
+    printf("%s: %s for %s: %u blocker(s), %u warning(s); %u of %u ops on the GPU",
+           path, r->ready ? "READY" : "NOT READY", lg_target_name(r->target), r->n_blockers,
+           r->n_warnings, r->n_gpu_ops, r->n_ops);
+    if (r->n_folded_ops) printf(" (+%u folded)", r->n_folded_ops);
+    printf(", %u GPU partition(s)\n", r->n_gpu_partitions);
+
+    uint32_t n_rules;
+    const lg_rule_info *rules = lg_rules(&n_rules);
+    for (uint32_t ri = 0; ri < n_rules; ri++) {
+        const lg_rule_info *rule = &rules[ri];
+        uint32_t count = 0;
+        for (uint32_t i = 0; i < r->n_findings; i++) count += r->findings[i].rule == rule;
+        if (!count) continue;
+        printf("\n%s (%s, %u): %s\n", rule->id, lg_severity_name(rule->severity), count, rule->title);
+        printf("  source: %s: %s\n", rule->source_kind, rule->source);
+        const char *last_fix = NULL;
+        for (uint32_t i = 0; i < r->n_findings; i++) {
+            const lg_finding *f = &r->findings[i];
+            if (f->rule != rule) continue;
+            if (f->op >= 0)
+                printf("  op %d %s: %s\n", f->op, lg_op_name(m, &sg->ops[f->op]), f->reason);
+            else
+                printf("  model: %s\n", f->reason);
+            for (uint32_t k = 0; k < f->n_tensors; k++) {
+                printf("      tensor ");
+                print_tensor_text(m, sg, f->tensors[k]);
+                printf("\n");
+            }
+            if (!last_fix || strcmp(last_fix, f->fix) != 0) printf("    fix: %s\n", f->fix);
+            last_fix = f->fix;
+        }
+    }
+    printf("\nsummary: %u/%u ops delegable", r->n_supported_ops + r->n_folded_ops, r->n_ops);
+    printf(" (%u folded), %u on the GPU, %u on the CPU; %u partition(s) (%u GPU); %u blocker(s), %u warning(s)\n",
+           r->n_folded_ops, r->n_gpu_ops, r->n_cpu_ops, r->n_partitions, r->n_gpu_partitions,
+           r->n_blockers, r->n_warnings);
+    if (r->n_gpu_partitions > 1 || (r->n_cpu_ops && r->n_gpu_ops)) {
+        for (uint32_t p = 0; p < r->n_partitions; p++) {
+            const lg_partition *pt = &r->partitions[p];
+            printf("  partition %u: ops %u..%u, %u op(s), %s\n", p, pt->first_op, pt->last_op, pt->n_ops,
+                   pt->gpu ? (pt->delegated ? "GPU" : "GPU-able but left on the CPU (not the largest)") : "CPU");
+        }
+    }
+    if (r->target == LG_TARGET_MLDRIFT && !r->ready)
+        printf("CompiledModel GPU needs every op on the GPU: fix the blockers above.\n");
+}
+
+static void json_tensor(json_w *j, const lg_model *m, const lg_subgraph *sg, int32_t t) {
+    const lg_tensor *x = &sg->tensors[t];
+    json_obj_open_flat(j);
+    json_key_int(j, "index", t);
+    json_key_str(j, "name", x->name ? x->name : "");
+    json_key_str(j, "dtype", lg_dtype_name(x->type));
+    json_key(j, "shape");
+    json_arr_open(j);
+    for (uint32_t i = 0; i < x->rank; i++) json_int(j, x->shape[i]);
+    json_arr_close(j);
+    json_key_bool(j, "constant", lg_tensor_buffer(m, x) != NULL);
+    json_obj_close(j);
+}
+
+static int print_json(const char *path, const lg_model *m, const lg_check_report *r) {
+    const lg_subgraph *sg = &m->subgraphs[r->subgraph];
+    json_w j;
+    json_init(&j, stdout);
+    json_obj_open(&j);
+    json_key_str(&j, "file", path);
+    json_key_str(&j, "target", lg_target_name(r->target));
+    json_key_bool(&j, "ready", r->ready);
+    json_key(&j, "summary");
+    json_obj_open(&j);
+    json_key_uint(&j, "subgraph", r->subgraph);
+    json_key_uint(&j, "ops", r->n_ops);
+    json_key_uint(&j, "delegable_ops", r->n_supported_ops + r->n_folded_ops);
+    json_key_uint(&j, "gpu_ops", r->n_gpu_ops);
+    json_key_uint(&j, "folded_ops", r->n_folded_ops);
+    json_key_uint(&j, "cpu_ops", r->n_cpu_ops);
+    json_key_uint(&j, "partitions", r->n_partitions);
+    json_key_uint(&j, "gpu_partitions", r->n_gpu_partitions);
+    json_key_uint(&j, "blockers", r->n_blockers);
+    json_key_uint(&j, "warnings", r->n_warnings);
+    json_obj_close(&j);
+    json_key(&j, "findings");
+    json_arr_open(&j);
+    for (uint32_t i = 0; i < r->n_findings; i++) {
+        const lg_finding *f = &r->findings[i];
+        json_obj_open(&j);
+        json_key_str(&j, "rule", f->rule->id);
+        json_key_str(&j, "severity", lg_severity_name(f->rule->severity));
+        json_key_str(&j, "target", lg_target_name(r->target));
+        json_key_int(&j, "subgraph", f->subgraph);
+        json_key_int(&j, "op", f->op);
+        json_key_str(&j, "op_name", f->op >= 0 ? lg_op_name(m, &sg->ops[f->op]) : NULL);
+        json_key(&j, "tensors");
+        json_arr_open(&j);
+        for (uint32_t k = 0; k < f->n_tensors; k++) json_tensor(&j, m, sg, f->tensors[k]);
+        json_arr_close(&j);
+        json_key_str(&j, "reason", f->reason);
+        json_key_str(&j, "fix", f->fix);
+        json_key_str(&j, "source_kind", f->rule->source_kind);
+        json_key_str(&j, "source", f->rule->source);
+        json_obj_close(&j);
+    }
+    json_arr_close(&j);
+    json_key(&j, "partitions");
+    json_arr_open(&j);
+    for (uint32_t p = 0; p < r->n_partitions; p++) {
+        const lg_partition *pt = &r->partitions[p];
+        json_obj_open_flat(&j);
+        json_key_uint(&j, "first_op", pt->first_op);
+        json_key_uint(&j, "last_op", pt->last_op);
+        json_key_uint(&j, "ops", pt->n_ops);
+        json_key_str(&j, "kind", pt->gpu ? "gpu" : "cpu");
+        json_key_bool(&j, "delegated", pt->delegated);
+        json_obj_close(&j);
+    }
+    json_arr_close(&j);
+    json_obj_close(&j);
+    return json_finish(&j);
+}
+
+static void list_rules(bool markdown, bool as_json) {
+    uint32_t n;
+    const lg_rule_info *rules = lg_rules(&n);
+    if (as_json) {
+        json_w j;
+        json_init(&j, stdout);
+        json_arr_open(&j);
+        for (uint32_t i = 0; i < n; i++) {
+            json_obj_open(&j);
+            json_key_str(&j, "id", rules[i].id);
+            json_key_str(&j, "severity", lg_severity_name(rules[i].severity));
+            json_key(&j, "targets");
+            json_arr_open_flat(&j);
+            for (int t = 0; t < LG_TARGET_COUNT; t++)
+                if (rules[i].targets & LG_TARGET_BIT(t)) json_str(&j, lg_target_name((lg_target)t));
+            json_arr_close(&j);
+            json_key_str(&j, "source_kind", rules[i].source_kind);
+            json_key_str(&j, "source", rules[i].source);
+            json_key_str(&j, "title", rules[i].title);
+            json_key_str(&j, "fix", rules[i].fix);
+            json_obj_close(&j);
+        }
+        json_arr_close(&j);
+        json_finish(&j);
+        return;
+    }
+    if (markdown) {
+        printf("| rule | severity | targets | source kind | source | what | fix |\n");
+        printf("|---|---|---|---|---|---|---|\n");
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        const lg_rule_info *r = &rules[i];
+        const char *tg = r->targets == LG_TARGETS_ALL ? "both"
+                         : (r->targets & LG_TARGET_BIT(LG_TARGET_MLDRIFT)) ? "mldrift" : "classic";
+        if (markdown)
+            printf("| `%s` | %s | %s | %s | %s | %s | %s |\n", r->id, lg_severity_name(r->severity), tg,
+                   r->source_kind, r->source, r->title, r->fix);
+        else
+            printf("%-26s %-8s %-8s %s\n", r->id, lg_severity_name(r->severity), tg, r->title);
+    }
+}
+
+int cmd_check(const cli_verb *v, int argc, char **argv) {
+    bool json = false, list = false, markdown = false;
+    const char *target_name = NULL, *explain = NULL, *max_ops = NULL;
+    const cli_flag flags[] = {
+        {"--json", NULL, &json, NULL},
+        {"--target", "-t", NULL, &target_name},
+        {"--explain", NULL, NULL, &explain},
+        {"--list-rules", NULL, &list, NULL},
+        {"--markdown", NULL, &markdown, NULL},
+        {"--max-gpu-ops", NULL, NULL, &max_ops},
+        {NULL, NULL, NULL, NULL},
+    };
+    const char *pos[1];
+    int n_pos = 0;
+    int rc = cli_parse(v, argc, argv, flags, pos, 1, &n_pos);
+    if (rc >= 0) return rc;
+
+    if (explain) {
+        const lg_rule_info *r = lg_rule_find(explain);
+        if (!r) return cli_error("unknown rule '%s' (see 'litegpu check --list-rules')", explain);
+        printf("%s (%s): %s\n\n", r->id, lg_severity_name(r->severity), r->title);
+        printf("targets: %s\n", r->targets == LG_TARGETS_ALL ? "mldrift, classic"
+                                : (r->targets & LG_TARGET_BIT(LG_TARGET_MLDRIFT)) ? "mldrift" : "classic");
+        printf("source:  %s: %s\n\n%s\n\nfix: %s\n", r->source_kind, r->source, r->doc, r->fix);
+        return CLI_OK;
+    }
+    if (list) {
+        list_rules(markdown, json);
+        return CLI_OK;
+    }
+    if (n_pos != 1) return cli_usage_error(v, "expected one MODEL");
+    lg_check_options opt = {LG_TARGET_MLDRIFT, 0};
+    if (target_name) {
+        int t = lg_target_from_name(target_name);
+        if (t < 0) return cli_usage_error(v, "unknown target '%s' (mldrift or classic)", target_name);
+        opt.target = (lg_target)t;
+    }
+    if (max_ops) {
+        char *end;
+        unsigned long x = strtoul(max_ops, &end, 10);
+        if (*end || x == 0 || x > 1000000) return cli_usage_error(v, "--max-gpu-ops takes a positive number");
+        opt.max_gpu_ops = (uint32_t)x;
+    }
+
+    cli_file f;
+    lg_model *m = NULL;
+    if (cli_model_load(pos[0], &f, &m) != 0) return CLI_ERROR;
+    lg_check_report *r = NULL;
+    lg_error err;
+    if (lg_check_model(m, &opt, &r, &err) != LG_OK) {
+        rc = cli_lib_error(pos[0], &err);
+        lg_model_free(m);
+        cli_file_close(&f);
+        return rc;
+    }
+    if (json) {
+        if (print_json(pos[0], m, r) != 0) rc = cli_error("cannot write the report");
+        else rc = r->ready ? CLI_OK : CLI_FINDINGS;
+    } else {
+        print_text(pos[0], m, r);
+        rc = r->ready ? CLI_OK : CLI_FINDINGS;
+    }
+    lg_check_report_free(r);
+    lg_model_free(m);
+    cli_file_close(&f);
+    return rc;
+}

@@ -1,0 +1,298 @@
+/* CLI plumbing shared by the verbs: one-line errors, option parsing, model input. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "json.h"
+
+/* ---------------------------------------------------------------- errors */
+
+/* Print "litegpu: error: <msg>" on one line: control characters in the message (from file
+   names or arguments) become '?'. */
+__attribute__((format(printf, 1, 0)))
+static void error_line(const char *fmt, va_list ap) {
+    char buf[2048];
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    for (char *p = buf; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7F) *p = '?';
+    fflush(stdout);
+    fprintf(stderr, "litegpu: error: %s\n", buf);
+}
+
+int cli_error(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    error_line(fmt, ap);
+    va_end(ap);
+    return CLI_ERROR;
+}
+
+int cli_usage_error(const cli_verb *v, const char *fmt, ...) {
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return cli_error("%s: %s (usage: %s)", v->name, msg, v->usage);
+}
+
+int cli_lib_error(const char *path, const lg_error *err) {
+    const char *msg = err->msg[0] ? err->msg : lg_status_str(err->status);
+    if (!path) return cli_error("%s", msg);
+    /* Messages about an in-memory model are prefixed "model: "; name the file instead. */
+    static const char generic[] = "model: ";
+    if (strncmp(msg, generic, sizeof generic - 1) == 0)
+        return cli_error("%s: %s", path, msg + sizeof generic - 1);
+    size_t n = strlen(path);
+    if (strncmp(msg, path, n) == 0 && msg[n] == ':') return cli_error("%s", msg);
+    return cli_error("%s: %s", path, msg);
+}
+
+void cli_verb_help(const cli_verb *v, FILE *f) {
+    fprintf(f, "usage: %s\n\n%s\n", v->usage, v->summary);
+    if (v->help && v->help[0]) fprintf(f, "\n%s", v->help);
+}
+
+void cli_write_path(FILE *f, const char *path) {
+    size_t n = strlen(path);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)path[i];
+        if (c < 0x20 || c >= 0x7F || c == '"' || c == '\\') {
+            json_write_quoted(f, path, n);
+            return;
+        }
+    }
+    fputs(path, f);
+}
+
+/* ---------------------------------------------------------------- options */
+
+static const cli_flag *flag_find(const cli_flag *flags, const char *arg, const char **inline_val) {
+    *inline_val = NULL;
+    for (const cli_flag *fl = flags; fl && fl->name; fl++) {
+        if (strcmp(arg, fl->name) == 0 || (fl->alias && strcmp(arg, fl->alias) == 0)) return fl;
+        size_t n = strlen(fl->name);
+        if (strncmp(arg, fl->name, n) == 0 && arg[n] == '=') {
+            *inline_val = arg + n + 1;
+            return fl;
+        }
+    }
+    return NULL;
+}
+
+int cli_parse(const cli_verb *v, int argc, char **argv, const cli_flag *flags,
+              const char **pos, int max_pos, int *n_pos) {
+    bool only_pos = false;
+    *n_pos = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!only_pos && a[0] == '-' && a[1]) {
+            if (strcmp(a, "--") == 0) {
+                only_pos = true;
+                continue;
+            }
+            if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+                cli_verb_help(v, stdout);
+                return CLI_OK;
+            }
+            const char *val;
+            const cli_flag *fl = flag_find(flags, a, &val);
+            if (!fl) return cli_usage_error(v, "unknown option '%s'", a);
+            if (!fl->value) {
+                if (val) return cli_usage_error(v, "option '%s' takes no value", fl->name);
+                *fl->set = true;
+                continue;
+            }
+            if (!val) {
+                if (i + 1 >= argc) return cli_usage_error(v, "option '%s' needs a value", a);
+                val = argv[++i];
+            }
+            if (!val[0]) return cli_usage_error(v, "option '%s' needs a non-empty value", fl->name);
+            *fl->value = val;
+            continue;
+        }
+        if (*n_pos >= max_pos) return cli_usage_error(v, "unexpected argument '%s'", a);
+        pos[(*n_pos)++] = a;
+    }
+    return -1;
+}
+
+/* ---------------------------------------------------------------- formats */
+
+/* An ONNX ModelProto begins with ir_version (field 1, varint) followed by another field
+   of the model (producer_name, graph, opset_import, ...). */
+static bool looks_like_onnx(const uint8_t *p, size_t n) {
+    if (n < 4 || p[0] != 0x08) return false;
+    size_t i = 1;
+    uint64_t v = 0;
+    for (int shift = 0; i < n && shift < 64; shift += 7) {
+        uint8_t b = p[i++];
+        v |= (uint64_t)(b & 0x7F) << shift;
+        if (!(b & 0x80)) break;
+    }
+    if (v == 0 || v > 100 || i >= n) return false;
+    switch (p[i]) {
+    case 0x12: case 0x1a: case 0x22: case 0x28: case 0x32: case 0x3a: case 0x42: case 0x72:
+        return true;
+    default:
+        return false;
+    }
+}
+
+cli_format cli_format_detect(const uint8_t *p, size_t n) {
+    if (n >= 8 && memcmp(p + 4, "TFL3", 4) == 0) return CLI_FORMAT_TFLITE;
+    if (looks_like_onnx(p, n)) return CLI_FORMAT_ONNX;
+    return CLI_FORMAT_UNKNOWN;
+}
+
+static int format_error(const char *path, cli_format fmt) {
+    if (fmt == CLI_FORMAT_ONNX)
+        return cli_error("%s: ONNX models are not supported yet (litegpu reads .tflite)", path);
+    return cli_error("%s: unknown model format (not a TFLite flatbuffer: no \"TFL3\" identifier)",
+                     path);
+}
+
+/* ---------------------------------------------------------------- files */
+
+static int open_checked(const char *path, struct stat *st) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        cli_error("%s: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    if (fstat(fd, st) != 0) {
+        cli_error("%s: cannot stat: %s", path, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    if (S_ISDIR(st->st_mode)) {
+        cli_error("%s: is a directory", path);
+        close(fd);
+        return -1;
+    }
+    if (S_ISREG(st->st_mode) && st->st_size == 0) {
+        cli_error("%s: file is empty", path);
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* Not a regular file (a pipe, a character device): read it into memory. */
+static int read_all(int fd, const char *path, cli_file *f) {
+    size_t cap = 1 << 16, n = 0;
+    uint8_t *buf = malloc(cap);
+    if (!buf) return cli_error("%s: out of memory", path);
+    for (;;) {
+        if (n == cap) {
+            if (cap > SIZE_MAX / 2) {
+                free(buf);
+                return cli_error("%s: input too large", path);
+            }
+            uint8_t *nb = realloc(buf, cap * 2);
+            if (!nb) {
+                free(buf);
+                return cli_error("%s: out of memory", path);
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        ssize_t r = read(fd, buf + n, cap - n);
+        if (r < 0) {
+            if (errno == EINTR) continue;
+            int e = errno;
+            free(buf);
+            return cli_error("%s: cannot read: %s", path, strerror(e));
+        }
+        if (r == 0) break;
+        n += (size_t)r;
+    }
+    if (n == 0) {
+        free(buf);
+        return cli_error("%s: file is empty", path);
+    }
+    f->data = buf;
+    f->size = n;
+    return 0;
+}
+
+int cli_file_open(const char *path, cli_file *f) {
+    memset(f, 0, sizeof *f);
+    f->path = path;
+    struct stat st;
+    int fd = open_checked(path, &st);
+    if (fd < 0) return CLI_ERROR;
+    int rc = 0;
+    if (S_ISREG(st.st_mode)) {
+        if ((uint64_t)st.st_size > SIZE_MAX) {
+            rc = cli_error("%s: file too large", path);
+        } else {
+            void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+            if (p == MAP_FAILED) {
+                rc = cli_error("%s: cannot map: %s", path, strerror(errno));
+            } else {
+                f->map = p;
+                f->data = p;
+                f->size = (size_t)st.st_size;
+            }
+        }
+    } else {
+        rc = read_all(fd, path, f);
+    }
+    close(fd);
+    return rc;
+}
+
+void cli_file_close(cli_file *f) {
+    if (f->map) munmap(f->map, f->size);
+    else free((void *)f->data);
+    memset(f, 0, sizeof *f);
+}
+
+int cli_model_load(const char *path, cli_file *f, lg_model **m) {
+    *m = NULL;
+    if (cli_file_open(path, f) != 0) return CLI_ERROR;
+    cli_format fmt = cli_format_detect(f->data, f->size);
+    if (fmt != CLI_FORMAT_TFLITE) {
+        cli_file_close(f);
+        return format_error(path, fmt);
+    }
+    lg_error err;
+    lg_read_options ro;
+    memset(&ro, 0, sizeof ro);
+    ro.name = path;
+    if (lg_tflite_read_mem(f->data, f->size, &ro, m, &err) != LG_OK) {
+        cli_file_close(f);
+        return cli_lib_error(path, &err);
+    }
+    return 0;
+}
+
+int cli_model_check_format(const char *path) {
+    struct stat st;
+    int fd = open_checked(path, &st);
+    if (fd < 0) return CLI_ERROR;
+    uint8_t head[16];
+    size_t n = 0;
+    while (n < sizeof head) {
+        ssize_t r = read(fd, head + n, sizeof head - n);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) {
+            int e = errno;
+            close(fd);
+            return cli_error("%s: cannot read: %s", path, strerror(e));
+        }
+        if (r == 0) break;
+        n += (size_t)r;
+    }
+    close(fd);
+    if (n == 0) return cli_error("%s: file is empty", path);
+    cli_format fmt = cli_format_detect(head, n);
+    return fmt == CLI_FORMAT_TFLITE ? 0 : format_error(path, fmt);
+}
