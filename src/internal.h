@@ -60,6 +60,8 @@ struct lgi_model_priv {
     int has_source;
     uint64_t src_dev, src_ino;
     char src_path[1024];
+    /* builder capacities */
+    uint32_t cap_subgraphs, cap_buffers, cap_opcodes, cap_metadata, cap_signatures;
 };
 
 /* Allocate a zeroed model with its arena. */

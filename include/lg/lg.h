@@ -282,6 +282,9 @@ int64_t lg_tensor_numel(const lg_tensor *t);
 const lg_buffer *lg_tensor_buffer(const lg_model *m, const lg_tensor *t);
 /* Options name ("Conv2DOptions") for an options kind, or NULL. */
 const char *lg_opts_name(lg_opts_kind kind);
+/* Fill an options struct with the schema's defaults (e.g. dilation factors 1), which a
+   zeroed struct does not have. size must be sizeof the struct for kind. */
+lg_status lg_opts_init(lg_opts_kind kind, void *opts, size_t size);
 
 /* ---------------------------------------------------------------- reading */
 

@@ -34,6 +34,8 @@ typedef struct rd {
     lg_error *err;
     const char *where; /* file name for messages, or "model" */
     int32_t sg, op, tensor;
+    uint64_t ref_bytes;  /* bytes referenced without a copy (data, strings, custom options) */
+    uint64_t ref_limit;  /* a file that references more than this shares sub-objects */
 } rd;
 
 /* A verified table: position and its vtable. */
@@ -187,6 +189,17 @@ static lg_status fb_vec(rd *r, const fbt *t, unsigned id, unsigned elem, const c
     return LG_OK;
 }
 
+/* Every byte a model refers to without copying is counted: a well-formed file refers to
+   each byte once, so a file whose sub-objects are shared many times over (which writing
+   would expand without bound) is refused. */
+static lg_status account(rd *r, uint64_t n, const char *what) {
+    r->ref_bytes += n;
+    if (r->ref_bytes > r->ref_limit)
+        return bad(r, "%s: the file refers to more data (%llu bytes) than it holds: shared or overlapping "
+                      "sub-objects", what, (unsigned long long)r->ref_bytes);
+    return LG_OK;
+}
+
 /* A string: NULL if absent; otherwise it must be NUL-terminated where its length says. */
 static lg_status fb_str(rd *r, const fbt *t, unsigned id, const char *what, const char **s) {
     int present;
@@ -197,6 +210,7 @@ static lg_status fb_str(rd *r, const fbt *t, unsigned id, const char *what, cons
     if (!present) return LG_OK;
     if (data + n >= r->fb_size || r->buf[data + n] != 0)
         return bad(r, "string %s is not terminated", what);
+    LG_TRY(account(r, (uint64_t)n + 1, what));
     *s = (const char *)(r->buf + data);
     return LG_OK;
 }
@@ -512,6 +526,7 @@ static lg_status rd_op(rd *r, const fbt *t, lg_op *op) {
     uint32_t n;
     LG_TRY(fb_vec(r, t, FB_OP_CUSTOM_OPTIONS, 1, "custom_options", &present, &data, &n));
     if (present) {
+        LG_TRY(account(r, n, "custom_options"));
         op->custom_options = r->buf + data;
         op->n_custom_options = n;
     }
@@ -534,6 +549,7 @@ static lg_status rd_op(rd *r, const fbt *t, lg_op *op) {
             return bad(r, "large custom options (offset %llu, size %llu) lie outside the file",
                        (unsigned long long)loff, (unsigned long long)lsize);
         if (lsize > UINT32_MAX) return bad(r, "large custom options of %llu bytes", (unsigned long long)lsize);
+        LG_TRY(account(r, lsize, "large custom options"));
         op->custom_options = r->buf + loff;
         op->n_custom_options = (uint32_t)lsize;
         op->custom_options_large = true;
@@ -556,8 +572,8 @@ static lg_status rd_subgraph(rd *r, const fbt *t, lg_subgraph *sg) {
     uint32_t n;
     sg->fb_present = presence(r, t, FB_SUBGRAPH_DEBUG_METADATA_INDEX + 1);
     LG_TRY(RD_VEC_OF_TABLES(r, t, FB_SUBGRAPH_TENSORS, "tensors", &present, &data, &n));
-    if (n) {
-        sg->tensors = rd_alloc(r, (uint64_t)n * sizeof(lg_tensor));
+    if (present) {
+        sg->tensors = rd_alloc(r, (uint64_t)(n ? n : 1) * sizeof(lg_tensor));
         if (!sg->tensors) return nomem(r);
     }
     sg->n_tensors = n;
@@ -571,8 +587,8 @@ static lg_status rd_subgraph(rd *r, const fbt *t, lg_subgraph *sg) {
     LG_TRY(rd_i32s(r, t, FB_SUBGRAPH_INPUTS, "inputs", &sg->inputs, &sg->n_inputs));
     LG_TRY(rd_i32s(r, t, FB_SUBGRAPH_OUTPUTS, "outputs", &sg->outputs, &sg->n_outputs));
     LG_TRY(RD_VEC_OF_TABLES(r, t, FB_SUBGRAPH_OPERATORS, "operators", &present, &data, &n));
-    if (n) {
-        sg->ops = rd_alloc(r, (uint64_t)n * sizeof(lg_op));
+    if (present) {
+        sg->ops = rd_alloc(r, (uint64_t)(n ? n : 1) * sizeof(lg_op));
         if (!sg->ops) return nomem(r);
     }
     sg->n_ops = n;
@@ -594,8 +610,8 @@ static lg_status rd_buffers(rd *r, const fbt *mt, lg_model *m) {
     uint64_t data;
     uint32_t n;
     LG_TRY(RD_VEC_OF_TABLES(r, mt, FB_MODEL_BUFFERS, "buffers", &present, &data, &n));
-    if (!n) return LG_OK;
-    m->buffers = rd_alloc(r, (uint64_t)n * sizeof(lg_buffer));
+    if (!present) return LG_OK;
+    m->buffers = rd_alloc(r, (uint64_t)(n ? n : 1) * sizeof(lg_buffer));
     if (!m->buffers) return nomem(r);
     m->n_buffers = n;
     for (uint32_t i = 0; i < n; i++) {
@@ -610,6 +626,7 @@ static lg_status rd_buffers(rd *r, const fbt *mt, lg_model *m) {
         uint64_t off, size;
         LG_TRY(fb_u64(r, &bt, FB_BUFFER_OFFSET, "offset", &off));
         LG_TRY(fb_u64(r, &bt, FB_BUFFER_SIZE, "size", &size));
+        if (off > 1 || dp) LG_TRY(account(r, off > 1 ? size : dn, "buffer data"));
         if (off > 1) {
             /* schema 3d: the bytes live after the flatbuffer */
             if (off > r->size || size > r->size - off)
@@ -683,8 +700,8 @@ static lg_status rd_model(rd *r, lg_model *m) {
     uint32_t n;
     /* operator codes */
     LG_TRY(RD_VEC_OF_TABLES(r, &mt, FB_MODEL_OPERATOR_CODES, "operator_codes", &present, &data, &n));
-    if (n) {
-        m->opcodes = rd_alloc(r, (uint64_t)n * sizeof(lg_opcode));
+    if (present) {
+        m->opcodes = rd_alloc(r, (uint64_t)(n ? n : 1) * sizeof(lg_opcode));
         if (!m->opcodes) return nomem(r);
     }
     m->n_opcodes = n;
@@ -709,8 +726,8 @@ static lg_status rd_model(rd *r, lg_model *m) {
 
     /* subgraphs */
     LG_TRY(RD_VEC_OF_TABLES(r, &mt, FB_MODEL_SUBGRAPHS, "subgraphs", &present, &data, &n));
-    if (n) {
-        m->subgraphs = rd_alloc(r, (uint64_t)n * sizeof(lg_subgraph));
+    if (present) {
+        m->subgraphs = rd_alloc(r, (uint64_t)(n ? n : 1) * sizeof(lg_subgraph));
         if (!m->subgraphs) return nomem(r);
     }
     m->n_subgraphs = n;
@@ -806,6 +823,7 @@ static lg_status read_common(const void *buf, size_t size, const lg_read_options
     r.err = err;
     r.where = where;
     r.sg = r.op = r.tensor = -1;
+    r.ref_limit = 4 * (uint64_t)size + 4096;
     lg_status st = rd_model(&r, m);
     if (st == LG_OK) {
         st = lg_model_validate(m, err);

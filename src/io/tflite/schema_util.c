@@ -1,4 +1,5 @@
 /* Look-ups over the generated schema descriptors. */
+#include <stdbool.h>
 #include <string.h>
 #include "io/tflite/schema_gen.h"
 
@@ -15,6 +16,32 @@ const lgi_table_desc *lgi_opts_table(lg_opts_kind kind) {
 const char *lg_opts_name(lg_opts_kind kind) {
     const lgi_table_desc *t = lgi_opts_table(kind);
     return t ? t->name : NULL;
+}
+
+lg_status lg_opts_init(lg_opts_kind kind, void *opts, size_t size) {
+    const lgi_table_desc *t = lgi_opts_table(kind);
+    if (!t || !opts || size != t->size) return LG_ERR_INVALID_ARG;
+    memset(opts, 0, size);
+    for (const lgi_field_desc *f = t->fields; f->name; f++) {
+        if (f->def == 0 || lgi_field_is_vec((lgi_field_kind)f->kind) || f->kind == LGI_F_STRING) continue;
+        uint8_t *p = (uint8_t *)opts + f->offset;
+        double d = f->def;
+        switch ((lgi_field_kind)f->kind) {
+        case LGI_F_BOOL: { bool v = d != 0; memcpy(p, &v, 1); break; }
+        case LGI_F_I8: { int8_t v = (int8_t)d; memcpy(p, &v, 1); break; }
+        case LGI_F_U8: { uint8_t v = (uint8_t)d; memcpy(p, &v, 1); break; }
+        case LGI_F_I16: { int16_t v = (int16_t)d; memcpy(p, &v, 2); break; }
+        case LGI_F_U16: { uint16_t v = (uint16_t)d; memcpy(p, &v, 2); break; }
+        case LGI_F_I32: { int32_t v = (int32_t)d; memcpy(p, &v, 4); break; }
+        case LGI_F_U32: { uint32_t v = (uint32_t)d; memcpy(p, &v, 4); break; }
+        case LGI_F_I64: { int64_t v = (int64_t)d; memcpy(p, &v, 8); break; }
+        case LGI_F_U64: { uint64_t v = (uint64_t)d; memcpy(p, &v, 8); break; }
+        case LGI_F_F32: { float v = (float)d; memcpy(p, &v, 4); break; }
+        case LGI_F_F64: memcpy(p, &d, 8); break;
+        default: break;
+        }
+    }
+    return LG_OK;
 }
 
 uint32_t lgi_field_elem_size(lgi_field_kind k) {
