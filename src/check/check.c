@@ -16,6 +16,7 @@
 #include "check/op_version.h"
 #include "internal.h"
 #include "lg/check.h"
+#include "util/half.h"
 
 /* ------------------------------------------------------------------ rule table */
 
@@ -296,12 +297,21 @@ static int const_int(const ck *c, int32_t t, uint32_t i, int64_t *v) {
 static int const_float(const ck *c, int32_t t, uint32_t i, double *v) {
     const lg_tensor *x = T(c, t);
     const lg_buffer *b = lg_tensor_buffer(c->m, x);
-    if (!b) return 0;
+    if (!b) {
+        /* the output of a folded DEQUANTIZE: read its FLOAT16 constant */
+        int32_t p = c->producer[t];
+        if (p >= 0 && c->folded[p] && c->sg->ops[p].n_inputs == 1) return const_float(c, c->sg->ops[p].inputs[0], i, v);
+        return 0;
+    }
     if (x->type == LG_FLOAT32 && (uint64_t)(i + 1) * 4 <= b->size) {
         uint32_t u = lgi_rd_u32(b->data + 4 * (size_t)i);
         float f;
         memcpy(&f, &u, 4);
         *v = f;
+        return 1;
+    }
+    if (x->type == LG_FLOAT16 && (uint64_t)(i + 1) * 2 <= b->size) {
+        *v = lg_half_to_float(lgi_rd_u16(b->data + 2 * (size_t)i));
         return 1;
     }
     return 0;
@@ -668,7 +678,7 @@ static void check_op(ck *c, const opx *x) {
         break;
     }
     case LG_OP_CONCATENATION:
-        if (!op->opts) add(c, R_OP_PARAMS, x, NULL, "CONCATENATION has no options");
+        /* no options is fine: TFLite's parser allocates default params */
         break;
     case LG_OP_CONV_2D: {
         check_conv_like(c, x);
@@ -779,6 +789,8 @@ static void check_op(ck *c, const opx *x) {
         int vt = val->type;
         if (!(vt == LG_INT8 || vt == LG_INT4 || vt == LG_INT2 || vt == LG_FLOAT32)) ok = 0;
         if (!ok) add(c, R_OP_PARAMS, x, NULL, "EMBEDDING_LOOKUP needs 1-D ids, a value table of rank >= 2 matching the output, of type FLOAT32/INT8/INT4/INT2");
+        else if (c->target == LG_TARGET_MLDRIFT && vt != LG_FLOAT32 && (!val->quant || !val->quant->n_scale))
+            add(c, R_OP_PARAMS, x, NULL, "EMBEDDING_LOOKUP: Empty quantization params (a %s table needs scales)", lg_dtype_name(vt));
         break;
     }
     case LG_OP_FULLY_CONNECTED: {
@@ -881,13 +893,36 @@ static void check_op(ck *c, const opx *x) {
         if (c->target == LG_TARGET_MLDRIFT && !(x->n_rt == 1 && x->n_const == 2))
             add(c, R_INPUT_COUNT, x, NULL, "SPLIT_V has %d runtime and %d constant inputs; ML Drift takes 1 + 2", x->n_rt, x->n_const);
         break;
-    case LG_OP_ONE_HOT:
-        if (x->n_in != 4 || op->n_outputs != 1) { add(c, R_INPUT_COUNT, x, NULL, "ONE_HOT has %d inputs; the GPU takes 4", x->n_in); break; }
-        if (T(c, op->inputs[0])->type != LG_INT32) add(c, R_OP_PARAMS, x, NULL, "ONE_HOT indices must be INT32");
+    case LG_OP_ONE_HOT: {
+        if (c->target == LG_TARGET_MLDRIFT ? x->n_in < 4 : x->n_in != 4) {
+            add(c, R_INPUT_COUNT, x, NULL, "ONE_HOT has %d inputs; the GPU takes 4", x->n_in);
+            break;
+        }
+        if (op->n_outputs != 1) { add(c, R_INPUT_COUNT, x, NULL, "ONE_HOT has %u outputs", op->n_outputs); break; }
+        const lg_tensor *ids = T(c, op->inputs[0]), *out = T(c, op->outputs[0]);
+        int axis = op->opts ? ((const lg_one_hot_options *)op->opts)->axis : -1;
+        if (axis != -1 && axis != (int)out->rank - 1)
+            add(c, R_OP_PARAMS, x, NULL, "ONE_HOT axis %d: only -1 (the last dimension) is supported", axis);
+        if (c->target == LG_TARGET_MLDRIFT) {
+            /* ML Drift skips the shared check; its own parser checks the axis and 4-D ids */
+            if (ids->rank == 4 && ids->shape[3] != 1)
+                add(c, R_OP_PARAMS, x, NULL, "ONE_HOT 4-D indices need dims[3] == 1");
+            break;
+        }
+        if (ids->type != LG_INT32) add(c, R_OP_PARAMS, x, NULL, "ONE_HOT indices must be INT32");
         if (!c->is_const[op->inputs[2]] || !c->is_const[op->inputs[3]] || numel_of(c, op->inputs[2]) != 1 ||
             numel_of(c, op->inputs[3]) != 1)
             add(c, R_OP_PARAMS, x, NULL, "ONE_HOT on/off values must be constant scalars");
+        for (uint32_t d = 0; d + 1 < out->rank; d++) {
+            int batch = out->rank > 3 && d == 0;
+            if (!batch && out->shape[d] != 1) {
+                add(c, R_OP_PARAMS, x, NULL, "ONE_HOT output %s: only the batch and channel dimensions may be larger than 1",
+                    shp(c, op->outputs[0], s1, sizeof s1));
+                break;
+            }
+        }
         break;
+    }
     case LG_OP_RESHAPE:
         if (x->n_rt != 1 || op->n_outputs != 1)
             add(c, R_INPUT_COUNT, x, NULL, "RESHAPE has %d runtime inputs; the GPU takes 1 (the shape must be constant)", x->n_rt);
@@ -941,7 +976,7 @@ static void check_op(ck *c, const opx *x) {
                                 shp(c, in, s1, sizeof s1), r, ml_slice ? "1-4" : "3 or 4");
             with_tensor(f, in);
         }
-        if (c->is_const[in]) add(c, R_OP_PARAMS, x, NULL, "%s input must be a runtime tensor", x->name);
+        if (ml_slice && c->is_const[in]) add(c, R_OP_PARAMS, x, NULL, "%s input must be a runtime tensor", x->name);
         for (uint32_t k = 1; k < op->n_inputs; k++) need_static(c, x, k, k == 1 ? "begin" : k == 2 ? (code == LG_OP_SLICE ? "size" : "end") : "strides");
         if (code == LG_OP_STRIDED_SLICE) {
             const lg_strided_slice_options *o = op->opts;
@@ -1026,6 +1061,26 @@ static int custom_supported(lg_target t, const char *name) {
         for (size_t i = 0; i < sizeof ml / sizeof ml[0]; i++)
             if (strcmp(name, ml[i]) == 0) return 1;
     return 0;
+}
+
+static int composite_supported(const char *name) {
+    static const char *const ok[] = {"odml.group_norm", "odml.rms_norm", "odml.scaled_dot_product_attention",
+                                     "custom_call.rotary_positional_embedding", "odml.cache_update", "odml.rope",
+                                     "odml.runtime_bmm", "odml.sdpa_transposed", "moe"};
+    if (!name) return 0;
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
+        if (strcmp(name, ok[i]) == 0) return 1;
+    return 0;
+}
+
+static int field_banned(int32_t op) {
+    switch (op) {
+    case LG_OP_GATHER: case LG_OP_TOPK_V2: case LG_OP_PACK: case LG_OP_SPLIT: case LG_OP_SPLIT_V:
+    case LG_OP_CAST: case LG_OP_SELECT: case LG_OP_SELECT_V2:
+        return 1;
+    default:
+        return is_compare(op);
+    }
 }
 
 /* ------------------------------------------------------------------ partitioning */
@@ -1190,7 +1245,7 @@ lg_status lg_check_model(const lg_model *m, const lg_check_options *opt, lg_chec
     if (m->n_subgraphs == 0) return lgi_fail(err, LG_ERR_INVALID_ARG, "the model has no subgraph");
     lg_target target = opt ? opt->target : LG_TARGET_MLDRIFT;
     if ((unsigned)target >= LG_TARGET_COUNT) return lgi_fail(err, LG_ERR_INVALID_ARG, "unknown target %d", (int)target);
-    uint32_t max_ops = opt && opt->max_gpu_ops ? opt->max_gpu_ops : 1000;
+    uint32_t max_ops = opt && opt->max_gpu_ops ? opt->max_gpu_ops : 900;
 
     static opsets sets;
     static int sets_ready;
@@ -1292,6 +1347,17 @@ lg_status lg_check_model(const lg_model *m, const lg_check_options *opt, lg_chec
             add(&c, R_OP_NO_COMPAT_CASE, &x, NULL, "Not supported op %s", x.name);
         }
 
+        if (x.code == LG_OP_STABLEHLO_COMPOSITE && target == LG_TARGET_MLDRIFT) {
+            const lg_stablehlo_composite_options *co =
+                op->opts_kind == LG_OPTS_STABLEHLO_COMPOSITE_OPTIONS ? op->opts : NULL;
+            const char *nm = co ? co->name : NULL;
+            if (!composite_supported(nm))
+                add(&c, R_CUSTOM_OP_UNSUPPORTED, &x, "lower the composite to its decomposition (builtin ops) at export",
+                    "Not supported composite %s", nm ? nm : "(no name)");
+        }
+        if (field_banned(x.code) && sets.parser[target][x.code])
+            add(&c, R_FIELD_BANNED_OP, &x, NULL, "%s: the field notes saw it keep models off the phone's GPU", x.name);
+
         /* version */
         int maxv = max_version(target, x.code);
         if (maxv > 0 && x.code != LG_OP_CUSTOM) {
@@ -1299,9 +1365,19 @@ lg_status lg_check_model(const lg_model *m, const lg_check_options *opt, lg_chec
             char why[128];
             int computed = lgi_op_version_reason(m, sg, op, why, sizeof why);
             int v = stored > computed ? stored : computed;
-            if (v > maxv)
-                add(&c, R_OP_VERSION, &x, NULL, "%s version %d > max %d (stored %d; %s)", x.name, v, maxv, stored,
-                    computed > stored ? why : "as stored in the file");
+            if (v > maxv) {
+                const char *fix = NULL;
+                if (computed > maxv && x.code == LG_OP_TRANSPOSE_CONV)
+                    fix = "unfuse the activation: TRANSPOSE_CONV without activation, then a RELU op (version 3); "
+                          "on Mali, use the ZeroStuff transposed conv instead";
+                else if (computed > maxv && strstr(why, "FLOAT16"))
+                    fix = "keep runtime tensors FLOAT32 (store weights as FLOAT16 + DEQUANTIZE, which the delegate folds)";
+                else if (computed <= maxv)
+                    fix = "the file stores a higher version than the op's properties need: re-export, or set the "
+                          "opcode version to the computed one";
+                add(&c, R_OP_VERSION, &x, fix, "%s version %d > max %d (stored %d; computed %d: %s)", x.name, v, maxv,
+                    stored, computed, why);
+            }
         }
 
         /* tensors: rank, dtype, int64, per-channel quant */
@@ -1373,7 +1449,7 @@ lg_status lg_check_model(const lg_model *m, const lg_check_options *opt, lg_chec
     suggest_split(&c, rep, max_ops);
     if (c.oom) { st = lgi_fail(err, LG_ERR_NOMEM, "out of memory checking the model"); goto done; }
 
-    qsort(c.f, c.n_f, sizeof *c.f, cmp_finding);
+    if (c.n_f) qsort(c.f, c.n_f, sizeof *c.f, cmp_finding);
     for (uint32_t i = 0; i < c.n_f; i++) {
         if (c.f[i].rule->severity == LG_SEV_BLOCKER) rep->n_blockers++;
         else rep->n_warnings++;

@@ -29,6 +29,9 @@ struct cli_verb {
 int cmd_info(const cli_verb *v, int argc, char **argv);
 int cmd_convert(const cli_verb *v, int argc, char **argv);
 int cmd_check(const cli_verb *v, int argc, char **argv);
+int cmd_run(const cli_verb *v, int argc, char **argv);
+int cmd_compare(const cli_verb *v, int argc, char **argv);
+int cmd_bench(const cli_verb *v, int argc, char **argv);
 
 /* Prints "litegpu: error: <msg>" and returns CLI_ERROR. */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -48,6 +51,9 @@ typedef struct cli_flag {
     const char *alias;    /* "-o", or NULL */
     bool *set;            /* boolean flag: set to true */
     const char **value;   /* flag with a value ("-o OUT", "--output=OUT"); NULL if boolean */
+    const char **list;    /* repeatable flag with a value: values appended here (value NULL) */
+    int *n_list;
+    int max_list;
 } cli_flag;
 
 /* Returns -1 to go on, or an exit code to return now (help shown: 0; error printed: 2). */

@@ -15,10 +15,14 @@ static void print_tensor_text(const lg_model *m, const lg_subgraph *sg, int32_t 
 
 static void print_text(const char *path, const lg_model *m, const lg_check_report *r) {
     const lg_subgraph *sg = &m->subgraphs[r->subgraph];
-    printf("%s: %s for %s: %u blocker(s), %u warning(s); %u of %u ops on the GPU",
-           path, r->ready ? "READY" : "NOT READY", lg_target_name(r->target), r->n_blockers,
-           r->n_warnings, r->n_gpu_ops, r->n_ops);
-    if (r->n_folded_ops) printf(" (+%u folded)", r->n_folded_ops);
+    printf("%s: %s for %s: %u blocker(s), %u warning(s); ", path, r->ready ? "READY" : "NOT READY",
+           lg_target_name(r->target), r->n_blockers, r->n_warnings);
+    if (r->target == LG_TARGET_MLDRIFT && !r->ready)
+        printf("%u of %u ops supported, and CompiledModel GPU refuses partial residency",
+               r->n_supported_ops + r->n_folded_ops, r->n_ops);
+    else
+        printf("%u of %u ops on the GPU", r->n_gpu_ops, r->n_ops);
+    if (r->n_folded_ops) printf(" (%u folded)", r->n_folded_ops);
     printf(", %u GPU partition(s)\n", r->n_gpu_partitions);
 
     uint32_t n_rules;
@@ -182,13 +186,13 @@ int cmd_check(const cli_verb *v, int argc, char **argv) {
     bool json = false, list = false, markdown = false;
     const char *target_name = NULL, *explain = NULL, *max_ops = NULL;
     const cli_flag flags[] = {
-        {"--json", NULL, &json, NULL},
-        {"--target", "-t", NULL, &target_name},
-        {"--explain", NULL, NULL, &explain},
-        {"--list-rules", NULL, &list, NULL},
-        {"--markdown", NULL, &markdown, NULL},
-        {"--max-gpu-ops", NULL, NULL, &max_ops},
-        {NULL, NULL, NULL, NULL},
+        {"--json", NULL, &json, NULL, NULL, NULL, 0},
+        {"--target", "-t", NULL, &target_name, NULL, NULL, 0},
+        {"--explain", NULL, NULL, &explain, NULL, NULL, 0},
+        {"--list-rules", NULL, &list, NULL, NULL, NULL, 0},
+        {"--markdown", NULL, &markdown, NULL, NULL, NULL, 0},
+        {"--max-gpu-ops", NULL, NULL, &max_ops, NULL, NULL, 0},
+        {NULL, NULL, NULL, NULL, NULL, NULL, 0},
     };
     const char *pos[1];
     int n_pos = 0;

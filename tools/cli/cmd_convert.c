@@ -73,11 +73,11 @@ int cmd_convert(const cli_verb *v, int argc, char **argv) {
     bool as_json = false, force = false, external = false;
     const char *out = NULL;
     const cli_flag flags[] = {
-        {"--output", "-o", NULL, &out},
-        {"--force", NULL, &force, NULL},
-        {"--external-buffers", NULL, &external, NULL},
-        {"--json", NULL, &as_json, NULL},
-        {NULL, NULL, NULL, NULL},
+        {"--output", "-o", NULL, &out, NULL, NULL, 0},
+        {"--force", NULL, &force, NULL, NULL, NULL, 0},
+        {"--external-buffers", NULL, &external, NULL, NULL, NULL, 0},
+        {"--json", NULL, &as_json, NULL, NULL, NULL, 0},
+        {NULL, NULL, NULL, NULL, NULL, NULL, 0},
     };
     const char *pos[1];
     int n_pos = 0;

@@ -250,7 +250,7 @@ static int print_json(FILE *f, const char *path, const lg_info *in) {
 
 int cmd_info(const cli_verb *v, int argc, char **argv) {
     bool as_json = false;
-    const cli_flag flags[] = {{"--json", NULL, &as_json, NULL}, {NULL, NULL, NULL, NULL}};
+    const cli_flag flags[] = {{"--json", NULL, &as_json, NULL, NULL, NULL, 0}, {NULL, NULL, NULL, NULL, NULL, NULL, 0}};
     const char *pos[1];
     int n_pos = 0;
     int rc = cli_parse(v, argc, argv, flags, pos, 1, &n_pos);

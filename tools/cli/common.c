@@ -104,7 +104,7 @@ int cli_parse(const cli_verb *v, int argc, char **argv, const cli_flag *flags,
             const char *val;
             const cli_flag *fl = flag_find(flags, a, &val);
             if (!fl) return cli_usage_error(v, "unknown option '%s'", a);
-            if (!fl->value) {
+            if (!fl->value && !fl->list) {
                 if (val) return cli_usage_error(v, "option '%s' takes no value", fl->name);
                 *fl->set = true;
                 continue;
@@ -114,6 +114,11 @@ int cli_parse(const cli_verb *v, int argc, char **argv, const cli_flag *flags,
                 val = argv[++i];
             }
             if (!val[0]) return cli_usage_error(v, "option '%s' needs a non-empty value", fl->name);
+            if (fl->list) {
+                if (*fl->n_list >= fl->max_list) return cli_usage_error(v, "too many '%s' options", fl->name);
+                fl->list[(*fl->n_list)++] = val;
+                continue;
+            }
             *fl->value = val;
             continue;
         }

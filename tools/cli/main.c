@@ -48,6 +48,55 @@ static const cli_verb verbs[] = {
      "  --list-rules        list every rule (with --markdown: as a table; --json: as JSON)\n"
      "  --max-gpu-ops N     warn above N delegated ops (shader compile limit; default 1000)\n"
      "  -h, --help          show this help\n"},
+    {"run", cmd_run,
+     "Run the model with the reference kernels, in fp32 or emulated GPU fp16.",
+     "litegpu run MODEL [--input NAME=FILE.npy]... [--fill half|pattern|random:SEED] [--precision f32|f16|f32_f16] [--out DIR] [--dump-all DIR] [--json]",
+     "Prints each output's shape and range. Inputs not given with --input are filled.\n"
+     "\n"
+     "options:\n"
+     "  -i, --input NAME=FILE.npy  an input by name or index, from a NumPy .npy file (repeatable)\n"
+     "  --fill F                   half (0.5), pattern ((i*7919+13)%1009/1009) or random:SEED\n"
+     "  -p, --precision P          f32 (reference), f16 (GPU: half storage and accumulation),\n"
+     "                             f32_f16 (half storage, fp32 arithmetic)\n"
+     "  --threads N                worker threads for the heavy kernels\n"
+     "  -o, --out DIR              write output_K.npy and input_K.npy into DIR\n"
+     "  --dump-all DIR             write every op's outputs (tNNNNN.npy) and manifest.json\n"
+     "  --force                    write into a non-empty DIR\n"
+     "  --json                     print the result as JSON\n"},
+    {"compare", cmd_compare,
+     "Compare fp32 with emulated GPU precision (one model), or two models.",
+     "litegpu compare MODEL [--precision f16|f32_f16] [--corr C] | litegpu compare A.tflite B.tflite [--random N] [--atol A] [--rtol R]",
+     "Precision mode runs MODEL in f32 and in the emulated precision on the same input and\n"
+     "reports, for every tensor, max abs/rel error, cosine, Pearson correlation, NMSE and\n"
+     "inf/NaN counts; the first op whose output diverges (correlation below --corr, default\n"
+     "0.999, or new inf/NaN) and the overflow events. Two-model mode runs A and B on a golden\n"
+     "input (--input, or half) plus N random ones and checks allclose and argmax agreement.\n"
+     "Exit code 0: within tolerance; 1: not; 2: error.\n"
+     "\n"
+     "options:\n"
+     "  -p, --precision P   precision mode: f16 (default) or f32_f16; two models: the run precision\n"
+     "  -i, --input NAME=FILE.npy, --fill F   the input (see litegpu help run)\n"
+     "  --corr C            divergence threshold on the correlation (default 0.999)\n"
+     "  --all               list every tensor (default: only the interesting ones on big models)\n"
+     "  --random N          random inputs after the golden one (default 8)\n"
+     "  --seed S            first random seed (default 1)\n"
+     "  --atol A, --rtol R  allclose tolerances (default 1e-4, 1e-3)\n"
+     "  --json              print the report as JSON\n"},
+    {"bench", cmd_bench,
+     "Time the reference interpreter and plan its memory.",
+     "litegpu bench MODEL [--runs N] [--warmup W] [--threads N] [--precision P] [--json]",
+     "Reports load and prepare time, the first run, the median and p95 of N warm runs after W\n"
+     "warm-up runs, the planned peak activation memory (tensor lifetimes, buffers reused as an\n"
+     "arena planner does) with the op where it peaks, and the measured peak RSS.\n"
+     "\n"
+     "options:\n"
+     "  -n, --runs N          timed runs (default 20)\n"
+     "  --warmup W            warm-up runs (default 5)\n"
+     "  --min-warmup-ms MS    keep warming up for at least MS milliseconds\n"
+     "  --threads N           worker threads\n"
+     "  -p, --precision P     f32 (default), f16 or f32_f16\n"
+     "  --fill F              the input fill (default half)\n"
+     "  --json                print the report as JSON\n"},
 };
 #define N_VERBS (sizeof verbs / sizeof verbs[0])
 
