@@ -23,7 +23,7 @@ SLIB_OBJ := $(patsubst %.c,$(B)/san/%.o,$(LIB_SRC))
 SCLI_OBJ := $(patsubst %.c,$(B)/san/%.o,$(CLI_SRC))
 SUNIT_OBJ := $(patsubst %.c,$(B)/san/%.o,$(UNIT_SRC))
 
-.PHONY: all deps corpus demo test test-fast unit e2e san fuzz fuzz-build check-gen bench clean
+.PHONY: all deps corpus demo test unit fuzz check-gen check-half-exhaustive bench clean
 
 all: $(B)/litegpu $(B)/liblitegpu.a
 
@@ -83,6 +83,9 @@ check-gen:
 	  for f in include/lg/options.h include/lg/ops.def src/io/tflite/schema_gen.c; do \
 	    cmp -s $$d/$$f $$f || { echo "stale generated file: $$f (run tools/gen/gen_schema.py)"; exit 1; }; done; \
 	  echo "generated: 1 passed, 0 failed"
+
+check-half-exhaustive:
+	@mkdir -p $(B) && $(CC) $(BASEFLAGS) -O2 -o $(B)/half_exhaustive tests/tools/half_exhaustive.c && $(B)/half_exhaustive
 
 bench: all corpus
 	@bench/run.sh

@@ -57,7 +57,28 @@ static inline uint16_t lg_float_to_half(float f) {
     return (uint16_t)(sign | h);
 }
 
-/* Round a float to the nearest half and back. */
-static inline float lg_round_half(float f) { return lg_half_to_float(lg_float_to_half(f)); }
+/* Round a float to the nearest half and back: lg_half_to_float(lg_float_to_half(f)),
+   branch-free (the f16 emulation calls it for every product and partial sum).
+   Normal range: add the rounding bias for 13 dropped mantissa bits with ties to even and
+   clear them (a carry rounds up into the exponent); subnormal halves: (a + 0.5) - 0.5 in
+   float rounds |f| to a multiple of 2^-24 with ties to even; >= 65520 becomes inf; NaN
+   stays NaN with its payload truncated to 10 bits and quieted, as the conversion does. */
+static inline float lg_round_half(float f) {
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    uint32_t sign = x & 0x80000000u, ax = x & 0x7fffffffu;
+    uint32_t rn = (ax + 0xfffu + ((ax >> 13) & 1u)) & ~0x1fffu;
+    rn = ax >= 0x477ff000u ? 0x7f800000u : rn;
+    rn = ax > 0x7f800000u ? ((ax & 0x7fe000u) | 0x7fc00000u) : rn;
+    float a;
+    memcpy(&a, &ax, 4);
+    a = (a + 0.5f) - 0.5f;
+    uint32_t rs;
+    memcpy(&rs, &a, 4);
+    uint32_t r = (ax >= 0x38800000u ? rn : rs) | sign;
+    float out;
+    memcpy(&out, &r, 4);
+    return out;
+}
 
 #endif

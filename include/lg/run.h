@@ -1,0 +1,112 @@
+/*
+ * litegpu run: a reference interpreter for TFLite models, in fp32 and in emulated GPU fp16.
+ *
+ * Precision modes (see README "The GPU we emulate"):
+ *   LG_PREC_F32      the reference: fp32 storage and arithmetic.
+ *   LG_PREC_F16      the GPU's fast path: every float tensor (inputs, constants, every op's
+ *                    outputs) is stored as IEEE half, rounded to nearest even; products are
+ *                    rounded to half and accumulated in a half accumulator, so a sum of
+ *                    squares above 65504 becomes inf exactly as on a device computing in fp16.
+ *   LG_PREC_F32_F16  half storage, fp32 arithmetic (what a GPU with fp16 storage but fp32
+ *                    ALUs does, e.g. the WebGPU backend on SwiftShader).
+ * Elementwise functions are computed in fp32 and rounded once at the op's output; summation
+ * order is ours, not the device's.
+ *
+ *     lg_interp *it;
+ *     lg_run_options ro = {0};
+ *     ro.precision = LG_PREC_F32;
+ *     lg_interp_create(m, &ro, &it, &err);
+ *     lg_interp_set_input(it, 0, data, nbytes, &err);   // FLOAT32 data for a FLOAT32 input
+ *     lg_interp_invoke(it, &err);
+ *     lg_tensor_view v; lg_interp_output(it, 0, &v);    // v.data: float32, v.shape/v.rank
+ *     lg_interp_free(it);
+ */
+#ifndef LG_RUN_H
+#define LG_RUN_H
+
+#include "lg/lg.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum lg_precision { LG_PREC_F32 = 0, LG_PREC_F16 = 1, LG_PREC_F32_F16 = 2 } lg_precision;
+const char *lg_precision_name(lg_precision p); /* "f32", "f16", "f32_f16" */
+int lg_precision_from_name(const char *s);     /* -1 if unknown */
+
+#define LG_MAX_RANK 8
+
+/* A view of a tensor's current value in the interpreter. Float tensors are held as FLOAT32
+   (rounded to half in the f16 modes); other types natively. data is owned by the
+   interpreter and valid until the next invoke or free. */
+typedef struct lg_tensor_view {
+    int32_t index;          /* tensor index in the subgraph */
+    const char *name;
+    lg_dtype type;          /* storage type: FLOAT32 for every float tensor */
+    int32_t shape[LG_MAX_RANK];
+    uint32_t rank;
+    int64_t numel;
+    const void *data;
+    uint64_t nbytes;
+} lg_tensor_view;
+
+/* Called after each op with the op's outputs (taps). Return non-zero to stop the run
+   (lg_interp_invoke then returns LG_ERR_INVALID_ARG with "stopped by the tap"). */
+typedef int (*lg_tap_fn)(void *ud, int32_t op_index, const lg_tensor_view *outputs,
+                         uint32_t n_outputs);
+
+typedef struct lg_run_options {
+    lg_precision precision;
+    int threads;              /* worker threads for the heavy kernels; 0 or 1 = one */
+    bool keep_all;            /* never reuse a tensor's memory (every tensor readable after
+                                 invoke: needed for --dump-all and compare) */
+    lg_tap_fn tap;
+    void *tap_ud;
+    uint32_t subgraph;        /* which subgraph to run (0 = the primary) */
+} lg_run_options;
+
+typedef struct lg_interp lg_interp;
+
+/* Prepare a model to run: resolve every op's kernel, infer and check shapes, plan memory.
+   An op we cannot run fails here with LG_ERR_UNSUPPORTED naming the op and its index.
+   The model must outlive the interpreter. */
+lg_status lg_interp_create(const lg_model *m, const lg_run_options *opt, lg_interp **out,
+                           lg_error *err);
+void lg_interp_free(lg_interp *it);
+
+uint32_t lg_interp_n_inputs(const lg_interp *it);
+uint32_t lg_interp_n_outputs(const lg_interp *it);
+/* Shape and type of input/output i as the model declares them (data NULL before invoke). */
+lg_status lg_interp_input(const lg_interp *it, uint32_t i, lg_tensor_view *v);
+lg_status lg_interp_output(const lg_interp *it, uint32_t i, lg_tensor_view *v);
+/* Any tensor of the subgraph (after invoke; with keep_all, every tensor is kept). */
+lg_status lg_interp_tensor(const lg_interp *it, int32_t tensor, lg_tensor_view *v);
+
+/* Set input i. type must be the input's type (FLOAT32 data for FLOAT32/FLOAT16 inputs);
+   nbytes must match. The data is copied (and rounded to half in the f16 modes). */
+lg_status lg_interp_set_input(lg_interp *it, uint32_t i, lg_dtype type, const void *data,
+                              uint64_t nbytes, lg_error *err);
+/* Run every op. Errors name the op and its index. */
+lg_status lg_interp_invoke(lg_interp *it, lg_error *err);
+
+/* ---- memory plan (tensor lifetimes, buffers reused as an arena planner does) */
+typedef struct lg_mem_plan {
+    uint64_t arena_bytes;     /* size of the activation arena (greedy offset assignment) */
+    uint64_t peak_live_bytes; /* the largest sum of live activation sizes at any op */
+    int32_t peak_op;          /* the op at which that peak occurs */
+    const int32_t *peak_tensors; uint32_t n_peak_tensors; /* tensors live at the peak */
+    uint64_t const_bytes;     /* constant data (mapped from the file, not copied) */
+    uint64_t converted_bytes; /* constants converted at prepare (e.g. fp16 weights to fp32) */
+} lg_mem_plan;
+/* The plan made at create time; valid while the interpreter lives. */
+const lg_mem_plan *lg_interp_mem_plan(const lg_interp *it);
+
+/* Fill a float32 buffer: "half" = 0.5; "pattern" = ((i*7919 + 13) % 1009) / 1009;
+   "random:SEED" = uniform [-1, 1) from a fixed generator. Returns LG_ERR_INVALID_ARG for an
+   unknown fill. */
+lg_status lg_fill_f32(const char *fill, float *data, int64_t n, lg_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,144 @@
+/* The interpreter's kernel interface (internal).
+ *
+ * A kernel is {builtin code, prepare, eval}. prepare() runs once at interpreter creation:
+ * it checks input types and shapes, sets every output's shape and storage type, and may
+ * ask for scratch memory and keep derived state. eval() computes. Neither allocates with
+ * malloc; state comes from lgk_alloc (the interpreter's arena), scratch from scratch_bytes.
+ *
+ * Storage: every float tensor (FLOAT32, FLOAT16 in the file) is held as float32. In the f16
+ * modes the interpreter rounds inputs, constants and each op's float outputs to half after
+ * eval; inside an op, LG_PREC_F16 also rounds every product and every partial sum
+ * (lgk_mul / lgk_add / lgk_dot), so reductions overflow where a half accumulator would.
+ * Kernels that compute in fp32 regardless must say so.
+ */
+#ifndef LGI_RUN_KERNEL_H
+#define LGI_RUN_KERNEL_H
+
+#include <math.h>
+#include <string.h>
+
+#include "internal.h"
+#include "lg/run.h"
+#include "util/half.h"
+
+typedef struct lgk_tensor {
+    int32_t index;            /* tensor index in the subgraph */
+    const lg_tensor *ir;      /* the model's tensor */
+    lg_dtype type;            /* storage type (FLOAT32 for all float tensors) */
+    int32_t shape[LG_MAX_RANK];
+    uint32_t rank;
+    int64_t numel;
+    void *data;               /* current storage (const data may point into the model) */
+    uint64_t nbytes;
+    bool is_const;
+} lgk_tensor;
+
+typedef struct lgk_pool lgk_pool;
+typedef struct lgk_ctx {
+    lg_precision prec;
+    int threads;
+    lgk_pool *pool;           /* NULL when single-threaded */
+} lgk_ctx;
+LG_INTERNAL lgk_pool *lgk_pool_new(int threads); /* NULL for threads <= 1 or on failure */
+LG_INTERNAL void lgk_pool_free(lgk_pool *p);
+
+typedef struct lgk_node {
+    const lg_model *m;
+    const lg_op *op;
+    int32_t index;            /* op index */
+    int32_t code;             /* builtin code (LG_OP_CUSTOM for custom ops) */
+    const char *name;         /* builtin name or custom code */
+    const void *opts;         /* op->opts (may be NULL) */
+    lgk_tensor **in;          /* in[i] == NULL for an optional input that is absent */
+    uint32_t n_in;
+    lgk_tensor **out;
+    uint32_t n_out;
+    void *state;              /* set by prepare (allocate with lgk_alloc) */
+    uint64_t scratch_bytes;   /* asked for by prepare */
+    void *scratch;            /* given to eval */
+    const lgk_ctx *ctx;
+    lgi_arena *arena;
+} lgk_node;
+
+typedef lg_status (*lgk_fn)(lgk_node *n, lg_error *err);
+
+typedef struct lgk_kernel {
+    int32_t code;             /* builtin code */
+    const char *custom;       /* custom op name when code == LG_OP_CUSTOM */
+    lgk_fn prepare;
+    lgk_fn eval;
+} lgk_kernel;
+
+/* Look up the kernel for an op; NULL if we have none. */
+LG_INTERNAL const lgk_kernel *lgk_find(int32_t code, const char *custom);
+
+/* The kernel families register through these tables (NULL-prepare terminated). */
+extern const lgk_kernel lgk_elementwise_kernels[];
+extern const lgk_kernel lgk_conv_kernels[];
+extern const lgk_kernel lgk_shape_kernels[];
+extern const lgk_kernel lgk_reduce_kernels[];
+
+/* ---- helpers for kernels */
+
+/* Error naming the op: "op 12 (CONV_2D): <what>". */
+LG_INTERNAL lg_status lgk_fail(const lgk_node *n, lg_status st, lg_error *err, const char *fmt, ...)
+    LGI_PRINTF(4, 5);
+LG_INTERNAL void *lgk_alloc(lgk_node *n, size_t bytes);
+
+/* Set output o's shape (and numel, nbytes) with storage type t. */
+LG_INTERNAL lg_status lgk_set_output(lgk_node *n, uint32_t o, lg_dtype t, const int32_t *shape,
+                                     uint32_t rank, lg_error *err);
+/* Storage type for a model dtype: FLOAT32 for float types, else itself. */
+static inline lg_dtype lgk_storage_type(int t) {
+    return (t == LG_FLOAT32 || t == LG_FLOAT16 || t == LG_BFLOAT16 || t == LG_FLOAT64) ? LG_FLOAT32
+                                                                                      : (lg_dtype)t;
+}
+/* Bytes per element of a storage type (BOOL 1). 0 for unsupported types. */
+LG_INTERNAL uint32_t lgk_elem_size(lg_dtype t);
+/* Read element i of an integer tensor (INT32/INT64/INT16/INT8/UINT8/BOOL) as int64. */
+LG_INTERNAL int64_t lgk_get_int(const lgk_tensor *t, int64_t i);
+/* A constant integer input as a list; returns LG_ERR_UNSUPPORTED via err if not constant. */
+LG_INTERNAL lg_status lgk_const_ints(const lgk_node *n, uint32_t input, int64_t *out, uint32_t max,
+                                     uint32_t *count, lg_error *err);
+
+/* numpy broadcasting of two shapes into out (rank = max rank). */
+LG_INTERNAL lg_status lgk_broadcast_shape(const lgk_node *n, const lgk_tensor *a, const lgk_tensor *b,
+                                          int32_t *out, uint32_t *rank, lg_error *err);
+/* Strides (in elements) of t broadcast to the output shape (0 on broadcast dims). */
+LG_INTERNAL void lgk_broadcast_strides(const lgk_tensor *t, const int32_t *out_shape, uint32_t out_rank,
+                                       int64_t *strides);
+
+/* Fused activation (ActivationFunctionType) applied to a value. */
+static inline float lgk_act(int act, float v) {
+    switch (act) {
+    case 1: return v < 0 ? 0 : v;                                  /* RELU */
+    case 2: return v < -1 ? -1 : v > 1 ? 1 : v;                     /* RELU_N1_TO_1 */
+    case 3: return v < 0 ? 0 : v > 6 ? 6 : v;                       /* RELU6 */
+    case 4: return tanhf(v);                                        /* TANH */
+    case 5: return signbit(v) ? 1.0f : 0.0f;                        /* SIGN_BIT */
+    default: return v;
+    }
+}
+
+/* Arithmetic in the current precision. In LG_PREC_F16 each result is rounded to half. */
+static inline float lgk_h(const lgk_ctx *c, float v) {
+    return c->prec == LG_PREC_F16 ? lg_round_half(v) : v;
+}
+static inline float lgk_add(const lgk_ctx *c, float a, float b) { return lgk_h(c, a + b); }
+static inline float lgk_mul(const lgk_ctx *c, float a, float b) { return lgk_h(c, a * b); }
+/* acc + a*b with the product and the sum each rounded in LG_PREC_F16 (no FMA). */
+static inline float lgk_mac(const lgk_ctx *c, float acc, float a, float b) {
+    if (c->prec == LG_PREC_F16) return lg_round_half(acc + lg_round_half(a * b));
+    return acc + a * b;
+}
+/* Dot product of n elements with strides, accumulated in the current precision. */
+LG_INTERNAL float lgk_dot(const lgk_ctx *c, const float *a, int64_t sa, const float *b, int64_t sb,
+                          int64_t n);
+
+/* Run fn(ud, begin, end) over [0, n) split across ctx->threads workers (deterministic:
+   each index is computed by exactly one worker; results must not depend on the split).
+   Runs inline when single-threaded or when n < 2 * grain. fn must not call it again. */
+typedef void (*lgk_range_fn)(void *ud, int64_t begin, int64_t end);
+LG_INTERNAL void lgk_parallel_for(const lgk_ctx *c, int64_t n, int64_t grain, lgk_range_fn fn, void *ud);
+
+#endif
