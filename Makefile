@@ -64,7 +64,7 @@ corpus: deps
 	@scripts/fetch-corpus.sh $(B)/corpus
 
 demo: deps all
-	$(B)/litegpu info examples/tiny_convnet.tflite
+	@scripts/demo.sh
 
 # The whole suite: unit tests (normal and sanitized), end-to-end tests on the real corpus
 # against flatc and LiteRT.js, the malformed-input sweep under ASan/UBSan, a bounded fuzz run.

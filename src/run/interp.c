@@ -413,6 +413,7 @@ lg_status lg_interp_create(const lg_model *m, const lg_run_options *opt, lg_inte
                           n->code == LG_OP_CUSTOM ? " (custom op)" : "");
             goto fail;
         }
+        n->kernel = k;
         if (k->prepare && (st = k->prepare(n, err)) != LG_OK) goto fail;
         /* the computed output shapes must match what the model declares */
         for (uint32_t o2 = 0; o2 < n->n_out; o2++) {
@@ -434,13 +435,41 @@ lg_status lg_interp_create(const lg_model *m, const lg_run_options *opt, lg_inte
             }
         }
         if (n->scratch_bytes > it->scratch_bytes) it->scratch_bytes = n->scratch_bytes;
+        /* An op whose inputs are all constant (DEQUANTIZE of fp16 weights, DENSIFY, shape
+           arithmetic) is computed once here and its outputs become constants, as TFLite's
+           delegates fold them; later ops then see constant weights at prepare time. */
+        int all_const = n->n_in > 0;
+        for (uint32_t q = 0; q < n->n_in; q++)
+            if (n->in[q] && !n->in[q]->is_const) all_const = 0;
+        for (uint32_t q = 0; q < n->n_out; q++)
+            if (n->out[q]->ir->is_variable) all_const = 0;
+        if (all_const) {
+            if (n->scratch_bytes) {
+                n->scratch = lgi_arena_alloc(&it->arena, (size_t)n->scratch_bytes);
+                if (!n->scratch) { st = lgi_fail(err, LG_ERR_NOMEM, "out of memory"); goto fail; }
+            }
+            for (uint32_t q = 0; q < n->n_out; q++) {
+                lgk_tensor *fo = n->out[q];
+                fo->data = lgi_arena_alloc(&it->arena, (size_t)(fo->nbytes ? fo->nbytes : 1));
+                if (!fo->data) { st = lgi_fail(err, LG_ERR_NOMEM, "out of memory folding op %u", i); goto fail; }
+            }
+            if ((st = k->eval(n, err)) != LG_OK) goto fail;
+            for (uint32_t q = 0; q < n->n_out; q++) {
+                lgk_tensor *fo = n->out[q];
+                if (fo->type == LG_FLOAT32 && it->ctx.prec != LG_PREC_F32) round_half_buf(fo->data, fo->numel);
+                fo->is_const = true;
+                it->plan.converted_bytes += fo->nbytes;
+            }
+            n->folded = 1;
+        }
     }
     if ((st = plan_memory(it, err)) != LG_OK) goto fail;
     if (it->scratch_bytes) {
         it->scratch = malloc((size_t)it->scratch_bytes);
         if (!it->scratch) { st = lgi_fail(err, LG_ERR_NOMEM, "out of memory for scratch"); goto fail; }
     }
-    for (uint32_t i = 0; i < sg->n_ops; i++) it->nodes[i].scratch = it->scratch;
+    for (uint32_t i = 0; i < sg->n_ops; i++)
+        if (!it->nodes[i].folded) it->nodes[i].scratch = it->scratch;
     *out = it;
     return LG_OK;
 fail:
@@ -515,11 +544,11 @@ lg_status lg_interp_invoke(lg_interp *it, lg_error *err) {
     lg_tensor_view views[16];
     for (uint32_t i = 0; i < sg->n_ops; i++) {
         lgk_node *n = &it->nodes[i];
-        const char *custom = n->code == LG_OP_CUSTOM ? it->m->opcodes[n->op->opcode_index].custom_code : NULL;
-        const lgk_kernel *k = lgk_find(n->code, custom);
-        lg_status st = k->eval(n, err);
-        if (st != LG_OK) return st;
-        if (it->ctx.prec != LG_PREC_F32)
+        if (!n->folded) {
+            lg_status st = n->kernel->eval(n, err);
+            if (st != LG_OK) return st;
+        }
+        if (!n->folded && it->ctx.prec != LG_PREC_F32)
             for (uint32_t o = 0; o < n->n_out; o++)
                 if (n->out[o]->type == LG_FLOAT32) round_half_buf(n->out[o]->data, n->out[o]->numel);
         if (it->opt.tap) {

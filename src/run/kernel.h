@@ -58,6 +58,8 @@ typedef struct lgk_node {
     void *scratch;            /* given to eval */
     const lgk_ctx *ctx;
     lgi_arena *arena;
+    const struct lgk_kernel *kernel; /* set by the interpreter */
+    bool folded;              /* all inputs constant: computed once at create time */
 } lgk_node;
 
 typedef lg_status (*lgk_fn)(lgk_node *n, lg_error *err);

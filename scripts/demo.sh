@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# `make demo`: litegpu's main jobs on the two models committed in examples/.
+# tiny_convnet.tflite is a clean fp16-weight CNN; blocked_net.tflite carries blockers users
+# meet (TRANSPOSE_CONV with a fused activation, a rank-5 channel shuffle, GATHER_ND, a
+# PADV2 -inf max-pool, a 65k-element two-axis MEAN). The demo fails if a verdict changes.
+set -u
+cd "$(dirname "$0")/.."
+LG=build/litegpu
+step() { printf '\n\033[1m$ %s\033[0m\n' "$*"; }
+expect() { # expect CODE command...
+    local want=$1; shift
+    local args=("$@")
+    step "litegpu ${args[*]:1}"
+    "$@"
+    local rc=$?
+    if [ "$rc" -ne "$want" ]; then echo "demo: expected exit code $want, got $rc" >&2; exit 1; fi
+    echo "(exit code $rc)"
+}
+expect 0 "$LG" info examples/tiny_convnet.tflite
+expect 0 "$LG" check examples/tiny_convnet.tflite
+expect 1 "$LG" check examples/blocked_net.tflite
+expect 0 "$LG" check examples/blocked_net.tflite --explain padv2-nonzero
+expect 0 "$LG" run examples/tiny_convnet.tflite --fill pattern
+expect 0 "$LG" compare examples/tiny_convnet.tflite --precision f16 --fill pattern
+echo
+echo "demo: ok"
