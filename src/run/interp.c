@@ -324,9 +324,12 @@ static lg_status setup_tensor(lg_interp *it, uint32_t i, lg_error *err) {
     x->numel = numel;
     uint32_t es = lgk_elem_size(x->type);
     x->nbytes = (uint64_t)numel * es;
-    const lg_buffer *b = lg_tensor_buffer(it->m, ir);
+    /* a constant is a tensor whose buffer has a data vector, even an empty one */
+    const lg_buffer *b = ir->buffer && ir->buffer < it->m->n_buffers && it->m->buffers[ir->buffer].data
+                             ? &it->m->buffers[ir->buffer] : NULL;
     if (!b) return LG_OK;
     x->is_const = true;
+    if (b->size == 0 && numel == 0) { x->data = (void *)b->data; x->nbytes = 0; return LG_OK; }
     if (ir->sparsity) { x->data = (void *)b->data; x->nbytes = b->size; return LG_OK; }
     int fileT = ir->type;
     uint64_t want = (uint64_t)numel * (uint64_t)lgk_elem_size((lg_dtype)fileT);
@@ -342,15 +345,27 @@ static lg_status setup_tensor(lg_interp *it, uint32_t i, lg_error *err) {
     if (fileT == LG_FLOAT32 && !half) {
         x->data = (void *)b->data; /* zero copy */
         it->plan.const_bytes += b->size;
-    } else if (fileT == LG_FLOAT32 || fileT == LG_FLOAT16) {
+    } else if (fileT == LG_FLOAT32 || fileT == LG_FLOAT16 || fileT == LG_FLOAT64 || fileT == LG_BFLOAT16) {
         float *f = lgi_arena_alloc(&it->arena, (size_t)(numel ? numel : 1) * 4);
         if (!f) return lgi_fail(err, LG_ERR_NOMEM, "out of memory converting tensor %u", i);
         if (fileT == LG_FLOAT16) {
             for (int64_t k = 0; k < numel; k++) f[k] = lg_half_to_float(lgi_rd_u16(b->data + 2 * k));
+        } else if (fileT == LG_BFLOAT16) {
+            for (int64_t k = 0; k < numel; k++) {
+                uint32_t u = (uint32_t)lgi_rd_u16(b->data + 2 * k) << 16;
+                memcpy(&f[k], &u, 4);
+            }
+        } else if (fileT == LG_FLOAT64) {
+            for (int64_t k = 0; k < numel; k++) {
+                uint64_t u = lgi_rd_u64(b->data + 8 * k);
+                double d;
+                memcpy(&d, &u, 8);
+                f[k] = (float)d;
+            }
         } else {
             memcpy(f, b->data, (size_t)numel * 4);
-            round_half_buf(f, numel);
         }
+        if (half && fileT != LG_FLOAT16) round_half_buf(f, numel);
         x->data = f;
         it->plan.const_bytes += b->size;
         it->plan.converted_bytes += (uint64_t)numel * 4;

@@ -82,7 +82,8 @@ extern const lgk_kernel lgk_reduce_kernels[];
 
 /* ---- helpers for kernels */
 
-/* Error naming the op: "op 12 (CONV_2D): <what>". */
+/* Error naming the op: "op 12 (CONV_2D): <what>". Never pass err->msg itself as an argument
+   (the buffers overlap): copy it first. */
 LG_INTERNAL lg_status lgk_fail(const lgk_node *n, lg_status st, lg_error *err, const char *fmt, ...)
     LGI_PRINTF(4, 5);
 LG_INTERNAL void *lgk_alloc(lgk_node *n, size_t bytes);
