@@ -27,6 +27,13 @@ SUNIT_OBJ := $(patsubst %.c,$(B)/san/%.o,$(UNIT_SRC))
 
 all: $(B)/litegpu $(B)/liblitegpu.a
 
+# The kernels get -O3 (vectorization) and -fno-math-errno (sqrt without errno; results are
+# unchanged). Never -ffast-math.
+KFLAGS  := -O3 -fno-math-errno
+$(B)/obj/src/run/%.o: src/run/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASEFLAGS) $(CFLAGS) $(KFLAGS) -MMD -MP -c $< -o $@
+
 $(B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BASEFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@

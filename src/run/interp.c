@@ -319,7 +319,12 @@ static lg_status setup_tensor(lg_interp *it, uint32_t i, lg_error *err) {
     int64_t numel = 1;
     for (uint32_t d = 0; d < ir->rank; d++) {
         x->shape[d] = ir->shape[d];
-        numel *= ir->shape[d] > 0 ? ir->shape[d] : (ir->shape[d] == 0 ? 0 : 1);
+        if (ir->shape[d] < 0)
+            return lgi_fail(err, LG_ERR_UNSUPPORTED, "tensor %u \"%s\" has an unknown dimension (%d): litegpu runs static shapes",
+                            i, ir->name ? ir->name : "", ir->shape[d]);
+        if (ir->shape[d] && numel > (INT64_MAX / 16) / ir->shape[d])
+            return lgi_fail(err, LG_ERR_LIMIT, "tensor %u \"%s\" is too large", i, ir->name ? ir->name : "");
+        numel *= ir->shape[d];
     }
     x->numel = numel;
     uint32_t es = lgk_elem_size(x->type);
@@ -402,6 +407,10 @@ lg_status lg_interp_create(const lg_model *m, const lg_run_options *opt, lg_inte
     if (!it->t || !it->nodes) { st = lgi_fail(err, LG_ERR_NOMEM, "out of memory"); goto fail; }
     for (uint32_t i = 0; i < sg->n_tensors; i++)
         if ((st = setup_tensor(it, i, err)) != LG_OK) goto fail;
+    uint8_t *produced = lgi_arena_alloc(&it->arena, sg->n_tensors ? sg->n_tensors : 1);
+    if (!produced) { st = lgi_fail(err, LG_ERR_NOMEM, "out of memory"); goto fail; }
+    for (uint32_t k = 0; k < sg->n_inputs; k++) produced[sg->inputs[k]] = 1;
+    for (uint32_t i = 0; i < sg->n_tensors; i++) produced[i] |= sg->tensors[i].is_variable;
 
     for (uint32_t i = 0; i < sg->n_ops; i++) {
         const lg_op *op = &sg->ops[i];
@@ -420,6 +429,15 @@ lg_status lg_interp_create(const lg_model *m, const lg_run_options *opt, lg_inte
         n->out = lgi_arena_alloc(&it->arena, (n->n_out ? n->n_out : 1) * sizeof(lgk_tensor *));
         if (!n->in || !n->out) { st = lgi_fail(err, LG_ERR_NOMEM, "out of memory"); goto fail; }
         for (uint32_t k = 0; k < n->n_in; k++) n->in[k] = op->inputs[k] >= 0 ? &it->t[op->inputs[k]] : NULL;
+        for (uint32_t k = 0; k < n->n_in; k++) {
+            if (!n->in[k] || n->in[k]->is_const || produced[op->inputs[k]]) continue;
+            st = lgi_fail(err, LG_ERR_FORMAT, "op %u (%s): input %u reads tensor %d \"%s\", which no op produces and "
+                          "which is neither a graph input nor a constant", i, lg_op_name(m, op), k, op->inputs[k],
+                          sg->tensors[op->inputs[k]].name ? sg->tensors[op->inputs[k]].name : "");
+            err->op = (int32_t)i;
+            goto fail;
+        }
+        for (uint32_t k = 0; k < op->n_outputs; k++) produced[op->outputs[k]] = 1;
         for (uint32_t k = 0; k < n->n_out; k++) n->out[k] = &it->t[op->outputs[k]];
         const char *custom = n->code == LG_OP_CUSTOM ? m->opcodes[op->opcode_index].custom_code : NULL;
         const lgk_kernel *k = lgk_find(n->code, custom);
@@ -471,7 +489,8 @@ lg_status lg_interp_create(const lg_model *m, const lg_run_options *opt, lg_inte
             if ((st = k->eval(n, err)) != LG_OK) goto fail;
             for (uint32_t q = 0; q < n->n_out; q++) {
                 lgk_tensor *fo = n->out[q];
-                if (fo->type == LG_FLOAT32 && it->ctx.prec != LG_PREC_F32) round_half_buf(fo->data, fo->numel);
+                if (fo->type == LG_FLOAT32 && (it->ctx.prec != LG_PREC_F32 || fo->ir->type == LG_FLOAT16))
+                    round_half_buf(fo->data, fo->numel);
                 fo->is_const = true;
                 it->plan.converted_bytes += fo->nbytes;
             }
@@ -549,7 +568,7 @@ lg_status lg_interp_set_input(lg_interp *it, uint32_t i, lg_dtype type, const vo
                         x->ir->name ? x->ir->name : "", (unsigned long long)x->nbytes, (unsigned long long)nbytes);
     if (x->is_const) return lgi_fail(err, LG_ERR_INVALID_ARG, "input %u is a constant", i);
     memcpy(x->data, data, (size_t)nbytes);
-    if (x->type == LG_FLOAT32 && it->ctx.prec != LG_PREC_F32) round_half_buf(x->data, x->numel);
+    if (x->type == LG_FLOAT32 && (it->ctx.prec != LG_PREC_F32 || x->ir->type == LG_FLOAT16)) round_half_buf(x->data, x->numel);
     return LG_OK;
 }
 
@@ -563,9 +582,10 @@ lg_status lg_interp_invoke(lg_interp *it, lg_error *err) {
             lg_status st = n->kernel->eval(n, err);
             if (st != LG_OK) return st;
         }
-        if (!n->folded && it->ctx.prec != LG_PREC_F32)
+        if (!n->folded)
             for (uint32_t o = 0; o < n->n_out; o++)
-                if (n->out[o]->type == LG_FLOAT32) round_half_buf(n->out[o]->data, n->out[o]->numel);
+                if (n->out[o]->type == LG_FLOAT32 && (it->ctx.prec != LG_PREC_F32 || n->out[o]->ir->type == LG_FLOAT16))
+                    round_half_buf(n->out[o]->data, n->out[o]->numel);
         if (it->opt.tap) {
             it->invoked = 1;
             uint32_t nv = n->n_out < 16 ? n->n_out : 16;

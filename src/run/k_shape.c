@@ -398,14 +398,14 @@ lg_status lgks_squeeze_prepare(lgk_node *n, lg_error *err) {
     const lg_squeeze_options *o = opts_of(n, LG_OPTS_SQUEEZE_OPTIONS);
     uint8_t drop[LG_MAX_RANK] = {0};
     if (!o || !o->squeeze_dims.data || o->squeeze_dims.n == 0) {
-        for (uint32_t d = 0; d < in->rank; d++) drop[d] = in->shape[d] == 1;
+        for (uint32_t d = 0; d < in->rank && d < LG_MAX_RANK; d++) drop[d] = in->shape[d] == 1;
     } else {
         if (o->squeeze_dims.n > 8) return lgk_fail(n, LG_ERR_FORMAT, err, "%u squeeze_dims (max 8)", o->squeeze_dims.n);
         for (uint32_t i = 0; i < o->squeeze_dims.n; i++) {
             int32_t v;
             memcpy(&v, (const uint8_t *)o->squeeze_dims.data + 4 * i, 4);
             int64_t d = v < 0 ? (int64_t)v + in->rank : v;
-            if (d < 0 || d >= (int64_t)in->rank)
+            if (d < 0 || d >= (int64_t)in->rank || d >= LG_MAX_RANK)
                 return lgk_fail(n, LG_ERR_FORMAT, err, "squeeze dim %d is out of range for rank %u", v, in->rank);
             if (in->shape[d] != 1)
                 return lgk_fail(n, LG_ERR_FORMAT, err, "squeeze dim %d has size %d, not 1", v, in->shape[d]);
@@ -423,7 +423,7 @@ lg_status lgks_expand_dims_prepare(lgk_node *n, lg_error *err) {
     LG_TRY(lgks_counts(n, 2, 2, 1, 1, err));
     const lgk_tensor *in = n->in[0];
     LG_TRY(lgks_out_like(n, 0, in, err));
-    int64_t axis;
+    int64_t axis = 0;
     LG_TRY(lgks_const_scalar(n, 1, &axis, err));
     int64_t r = in->rank;
     if (axis < 0) axis += r + 1;
@@ -640,7 +640,7 @@ lg_status lgks_cumsum_prepare(lgk_node *n, lg_error *err) {
     if (in->type != LG_FLOAT32 && in->type != LG_INT32 && in->type != LG_INT64)
         return lgk_fail(n, LG_ERR_UNSUPPORTED, err, "type %s (supported: FLOAT32, INT32, INT64)", lg_dtype_name(in->ir->type));
     LG_TRY(lgks_out_like(n, 0, in, err));
-    int64_t axis;
+    int64_t axis = 0;
     LG_TRY(lgks_const_scalar(n, 1, &axis, err));
     if (axis < 0) axis += in->rank;
     if (axis < 0 || axis >= (int64_t)in->rank)

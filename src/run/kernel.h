@@ -74,7 +74,7 @@ typedef struct lgk_kernel {
 /* Look up the kernel for an op; NULL if we have none. */
 LG_INTERNAL const lgk_kernel *lgk_find(int32_t code, const char *custom);
 
-/* The kernel families register through these tables (NULL-prepare terminated). */
+/* The kernel families register through these tables (terminated by an entry whose eval is NULL). */
 extern const lgk_kernel lgk_elementwise_kernels[];
 extern const lgk_kernel lgk_conv_kernels[];
 extern const lgk_kernel lgk_shape_kernels[];
