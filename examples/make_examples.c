@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "lg/lg.h"
+#include "lg/npy.h"
 
 /* ------------------------------------------------------------------ data */
 
@@ -207,6 +208,45 @@ static void build_blocked_net(lg_builder *b) {
     lg_b_io(b, LG_IDS(x), LG_IDS(y));
 }
 
+/* A NAFNet-style channel LayerNorm on [1,4,4,512] (the seed's fp16 failure): the
+   variance's sum of squares over 512 channels overflows a half accumulator when |x| ~ 175.
+   y = (x - mean) * rsqrt(mean((x - mean)^2) + eps) * gamma + beta, over the channel axis. */
+static void build_layernorm(lg_builder *b) {
+    enum { C = 512 };
+    static float gamma[C], beta[C];
+    for (int i = 0; i < C; i++) {
+        gamma[i] = 1.0f + (float)(i % 7) / 16.0f;
+        beta[i] = (float)(i % 5) / 32.0f;
+    }
+    int32_t axis_v[1] = {3};
+    float eps_v = 1e-6f;
+    lg_reducer_options keep = {true};
+    int x = lg_b_tensor(b, "x", LG_FLOAT32, LG_DIMS(1, 4, 4, C));
+    int ax = lg_b_const_i32(b, "ln/axis", LG_DIMS(1), axis_v);
+    int eps = lg_b_const_f32(b, "ln/eps", LG_DIMS(1), &eps_v);
+    int g = lg_b_const_f32(b, "ln/gamma", LG_DIMS(C), gamma);
+    int be = lg_b_const_f32(b, "ln/beta", LG_DIMS(C), beta);
+    int mu = lg_b_tensor(b, "ln/mean", LG_FLOAT32, LG_DIMS(1, 4, 4, 1));
+    int d = lg_b_tensor(b, "ln/centered", LG_FLOAT32, LG_DIMS(1, 4, 4, C));
+    int sq = lg_b_tensor(b, "ln/squared", LG_FLOAT32, LG_DIMS(1, 4, 4, C));
+    int var = lg_b_tensor(b, "ln/variance", LG_FLOAT32, LG_DIMS(1, 4, 4, 1));
+    int ve = lg_b_tensor(b, "ln/variance_eps", LG_FLOAT32, LG_DIMS(1, 4, 4, 1));
+    int r = lg_b_tensor(b, "ln/rstd", LG_FLOAT32, LG_DIMS(1, 4, 4, 1));
+    int nrm = lg_b_tensor(b, "ln/normalized", LG_FLOAT32, LG_DIMS(1, 4, 4, C));
+    int sc = lg_b_tensor(b, "ln/scaled", LG_FLOAT32, LG_DIMS(1, 4, 4, C));
+    int y = lg_b_tensor(b, "y", LG_FLOAT32, LG_DIMS(1, 4, 4, C));
+    lg_b_op_opts(b, LG_OP_MEAN, LG_IDS(x, ax), LG_IDS(mu), LG_OPTS_REDUCER_OPTIONS, &keep);
+    lg_b_op(b, LG_OP_SUB, LG_IDS(x, mu), LG_IDS(d));
+    lg_b_op(b, LG_OP_MUL, LG_IDS(d, d), LG_IDS(sq));
+    lg_b_op_opts(b, LG_OP_MEAN, LG_IDS(sq, ax), LG_IDS(var), LG_OPTS_REDUCER_OPTIONS, &keep);
+    lg_b_op(b, LG_OP_ADD, LG_IDS(var, eps), LG_IDS(ve));
+    lg_b_op(b, LG_OP_RSQRT, LG_IDS(ve), LG_IDS(r));
+    lg_b_op(b, LG_OP_MUL, LG_IDS(d, r), LG_IDS(nrm));
+    lg_b_op(b, LG_OP_MUL, LG_IDS(nrm, g), LG_IDS(sc));
+    lg_b_op(b, LG_OP_ADD, LG_IDS(sc, be), LG_IDS(y));
+    lg_b_io(b, LG_IDS(x), LG_IDS(y));
+}
+
 /* ------------------------------------------------------------------ driver */
 
 static int write_model(const char *dir, const char *file, const char *description,
@@ -255,5 +295,22 @@ int main(int argc, char **argv) {
                     "PADV2 -inf, large multi-axis MEAN, align_corners)",
                     "image", "pooled", build_blocked_net))
         return 1;
+    if (write_model(argv[1], "layernorm_512.tflite",
+                    "litegpu demo: NAFNet-style channel LayerNorm over 512 channels (fp16 variance overflow)",
+                    "x", "y", build_layernorm))
+        return 1;
+    /* an activation of the size NAFNet's bottleneck reaches: |x| up to 175 */
+    {
+        static float act[4 * 4 * 512];
+        for (int i = 0; i < 4 * 4 * 512; i++) act[i] = (float)(175.0 * cos(0.37 * i + 0.1 * (i / 512)));
+        int32_t shape[4] = {1, 4, 4, 512};
+        char path[1024];
+        lg_error err;
+        snprintf(path, sizeof path, "%s/layernorm_input.npy", argv[1]);
+        if (lg_npy_write_file(path, LG_FLOAT32, shape, 4, act, true, &err) != LG_OK) {
+            fprintf(stderr, "make_examples: %s\n", err.msg);
+            return 1;
+        }
+    }
     return 0;
 }

@@ -2,7 +2,9 @@
 # `make demo`: litegpu's main jobs on the two models committed in examples/.
 # tiny_convnet.tflite is a clean fp16-weight CNN; blocked_net.tflite carries blockers users
 # meet (TRANSPOSE_CONV with a fused activation, a rank-5 channel shuffle, GATHER_ND, a
-# PADV2 -inf max-pool, a 65k-element two-axis MEAN). The demo fails if a verdict changes.
+# PADV2 -inf max-pool, a 65k-element two-axis MEAN); layernorm_512.tflite is the seed's fp16
+# LayerNorm overflow. All three come from examples/make_examples.c. The demo fails if a
+# verdict changes.
 set -u
 cd "$(dirname "$0")/.."
 LG=build/litegpu
@@ -22,5 +24,8 @@ expect 1 "$LG" check examples/blocked_net.tflite
 expect 0 "$LG" check examples/blocked_net.tflite --explain padv2-nonzero
 expect 0 "$LG" run examples/tiny_convnet.tflite --fill pattern
 expect 0 "$LG" compare examples/tiny_convnet.tflite --precision f16 --fill pattern
+# a NAFNet-style LayerNorm on an activation with |x| ~ 175: the fp16 variance overflows
+expect 1 "$LG" compare examples/layernorm_512.tflite --input x=examples/layernorm_input.npy
+expect 0 "$LG" compare examples/layernorm_512.tflite --input x=examples/layernorm_input.npy --precision f32_f16
 echo
 echo "demo: ok"

@@ -64,8 +64,11 @@ typedef struct lg_precision_report {
 
 typedef struct lg_compare_options {
     lg_precision precision;    /* the emulated precision (default f16) */
-    double corr_threshold;     /* divergence: Pearson correlation below this (default 0.999) */
-    double max_rel;            /* outputs must also keep max_rel <= this (default 1e-2) */
+    double corr_threshold;     /* divergence: Pearson correlation below this while the NMSE is above
+                                  1 - threshold (so a near-constant tensor with a tiny error is not
+                                  flagged), or new inf/NaN (default 0.999) */
+    double max_rel;            /* if > 0, outputs must also keep max_rel <= this (default: off; tensors
+                                  of fewer than 8 values use max_rel <= 1e-2 instead of correlation) */
     int threads;
 } lg_compare_options;
 

@@ -57,6 +57,7 @@ void lg_metrics_compute(const float *ref, const float *test, int64_t n, lg_metri
     if ((o->test_inf + o->test_nan) > (o->ref_inf + o->ref_nan)) {
         if (o->pearson > 0) o->pearson = 0;
         if (o->cosine > 0) o->cosine = 0;
+        o->max_abs = o->max_rel = o->nmse = INFINITY; /* an unbounded error, not zero */
     }
 }
 
@@ -110,10 +111,9 @@ lg_status lg_compare_precision(const lg_model *m, const float *const *inputs, co
                                lg_precision_report **out, lg_error *err) {
     lgi_error_clear(err);
     *out = NULL;
-    lg_compare_options o = {LG_PREC_F16, 0.999, 1e-2, 1};
+    lg_compare_options o = {LG_PREC_F16, 0.999, 0, 1};
     if (opt) o = *opt;
     if (o.corr_threshold <= 0) o.corr_threshold = 0.999;
-    if (o.max_rel <= 0) o.max_rel = 1e-2;
     lg_run_options r1, r2;
     memset(&r1, 0, sizeof r1);
     r1.precision = LG_PREC_F32;
@@ -195,10 +195,11 @@ lg_status lg_compare_precision(const lg_model *m, const float *const *inputs, co
                     snprintf(buf, sizeof buf, "%lld inf/NaN value(s) appear (f32 max |x| %.6g)",
                              (long long)(nonfinite(&tc->m, 1) - nonfinite(&tc->m, 0)), tc->m.ref_max_abs);
                     why = buf;
-                } else if (va.numel >= 8 && tc->m.pearson < o.corr_threshold) {
-                    snprintf(buf, sizeof buf, "correlation %.6f < %.6g", tc->m.pearson, o.corr_threshold);
+                } else if (va.numel >= 8 && tc->m.pearson < o.corr_threshold && tc->m.nmse > 1 - o.corr_threshold) {
+                    snprintf(buf, sizeof buf, "correlation %.6f < %.6g (NMSE %.3g)", tc->m.pearson, o.corr_threshold,
+                             tc->m.nmse);
                     why = buf;
-                } else if (va.numel < 8 && tc->m.max_rel > o.max_rel) {
+                } else if (va.numel < 8 && tc->m.max_rel > (o.max_rel > 0 ? o.max_rel : 1e-2)) {
                     snprintf(buf, sizeof buf, "max relative error %.3g > %.3g", tc->m.max_rel, o.max_rel);
                     why = buf;
                 }
@@ -223,7 +224,9 @@ lg_status lg_compare_precision(const lg_model *m, const float *const *inputs, co
         if (va.type != LG_FLOAT32 || !va.data || !vb.data) continue;
         lg_metrics_compute(va.data, vb.data, va.numel, &tc->m);
         int bad = nonfinite(&tc->m, 1) > nonfinite(&tc->m, 0) ||
-                  (va.numel >= 8 ? tc->m.pearson < o.corr_threshold : 0) || tc->m.max_rel > o.max_rel;
+                  (va.numel >= 8 && tc->m.pearson < o.corr_threshold && tc->m.nmse > 1 - o.corr_threshold) ||
+                  (va.numel < 8 && tc->m.max_rel > (o.max_rel > 0 ? o.max_rel : 1e-2)) ||
+                  (o.max_rel > 0 && tc->m.max_rel > o.max_rel);
         if (bad) rep->ok = false;
         if (rep->worst_output < 0 || tc->m.pearson < rep->outputs[rep->worst_output].m.pearson ||
             (tc->m.pearson == rep->outputs[rep->worst_output].m.pearson &&

@@ -30,7 +30,7 @@ static const char *tname(const lg_model *m, int32_t t) {
 
 static int precision_mode(const cli_verb *v, const char *path, const char *prec, const char *const *inputs,
                           int n_inputs, const char *fill, const char *corr, bool json, bool all) {
-    lg_compare_options o = {LG_PREC_F16, 0.999, 1e-2, 1};
+    lg_compare_options o = {LG_PREC_F16, 0.999, 0, 1};
     if (prec) {
         int p = lg_precision_from_name(prec);
         if (p < 0 || p == LG_PREC_F32) return cli_usage_error(v, "--precision takes f16 or f32_f16 here");
@@ -129,7 +129,8 @@ static int precision_mode(const cli_verb *v, const char *path, const char *prec,
                "cosine", "pearson", "nmse", "inf/nan");
         for (uint32_t i = 0; i < r->n_tensors; i++) {
             const lg_tensor_cmp *t = &r->tensors[i];
-            int interesting = t->m.pearson < r->corr_threshold || t->m.test_inf + t->m.test_nan > 0 ||
+            int interesting = (t->m.pearson < r->corr_threshold && t->m.nmse > 1 - r->corr_threshold) ||
+                              t->m.test_inf + t->m.test_nan > 0 ||
                               t->op == r->first_divergent_op;
             if (!all && !interesting && r->n_tensors > 40) continue;
             printf("%5d %-18.18s %6d  %-28.28s %10.3g %10.3g %9.6f %9.6f %9.3g %lld\n", t->op,
@@ -142,7 +143,8 @@ static int precision_mode(const cli_verb *v, const char *path, const char *prec,
                    lg_op_name(m, &sg->ops[r->first_divergent_op]), r->first_divergent_tensor,
                    tname(m, r->first_divergent_tensor), r->first_divergent_why);
         else
-            printf("\nno op diverges (correlation >= %g everywhere, no new inf/NaN)\n", r->corr_threshold);
+            printf("\nno op diverges (no correlation below %g with NMSE above %g, no new inf/NaN)\n", r->corr_threshold,
+                   1 - r->corr_threshold);
         if (r->n_overflows) {
             printf("overflow events (inf/NaN born in the op, f32 finite):\n");
             for (uint32_t i = 0; i < r->n_overflows; i++) {
