@@ -45,13 +45,14 @@ mkdir -p "$T/rt"
 for m in "${models[@]}"; do
     [ -f "$T/$m/a.tflite" ] && cp "$T/$m/a.tflite" "$T/rt/$m.tflite"
 done
+orig=(); for m in "${models[@]}"; do orig+=("$CORPUS/$m.tflite"); done
 if node --no-liftoff peers/litert_run.js --fill half,pattern --out "$T/out-orig" \
-        "${models[@]/#/$CORPUS/}" >/dev/null 2>"$T/rt-orig.err" \
+        "${orig[@]}" >/dev/null 2>"$T/rt-orig.err" \
    && node --no-liftoff peers/litert_run.js --fill half,pattern --out "$T/out-rt" \
         "$T"/rt/*.tflite >/dev/null 2>"$T/rt-new.err"; then
     for m in "${models[@]}"; do
         for fill in half pattern; do
-            a="$T/out-orig/$m.tflite/$fill"; [ -d "$a" ] || a="$T/out-orig/$m/$fill"
+            a="$T/out-orig/$m/$fill"
             b="$T/out-rt/$m/$fill"
             n=$(ls "$a"/output_*.npy 2>/dev/null | wc -l)
             same=1
