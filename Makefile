@@ -9,6 +9,8 @@ CFLAGS  ?= -O2 -g
 LDLIBS  := -lopenblas -lpthread -lm
 
 B       := build
+# V=1 shows the full compiler command lines
+Q       := $(if $(V),,@)
 LIB_SRC := $(sort $(shell find src -name '*.c'))
 CLI_SRC := $(sort $(wildcard tools/cli/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
@@ -32,36 +34,44 @@ all: $(B)/litegpu $(B)/liblitegpu.a
 KFLAGS  := -O3 -fno-math-errno
 $(B)/obj/src/run/%.o: src/run/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(BASEFLAGS) $(CFLAGS) $(KFLAGS) -MMD -MP -c $< -o $@
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(BASEFLAGS) $(CFLAGS) $(KFLAGS) -MMD -MP -c $< -o $@
 
 $(B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(BASEFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(BASEFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
 $(B)/san/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(BASEFLAGS) -O1 -g $(SAN) -MMD -MP -c $< -o $@
+	@$(if $(Q),echo "  CC san  $<")
+	$(Q)$(CC) $(BASEFLAGS) -O1 -g $(SAN) -MMD -MP -c $< -o $@
 
 $(B)/liblitegpu.a: $(LIB_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	$(Q)ar rcs $@ $^
 
 $(B)/litegpu: $(CLI_OBJ) $(B)/liblitegpu.a
-	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(B)/liblitegpu.a $(LDLIBS)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(B)/liblitegpu.a $(LDLIBS)
 
 $(B)/test_unit: $(UNIT_OBJ) $(B)/liblitegpu.a
-	$(CC) $(CFLAGS) -o $@ $(UNIT_OBJ) $(B)/liblitegpu.a $(LDLIBS)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(CFLAGS) -o $@ $(UNIT_OBJ) $(B)/liblitegpu.a $(LDLIBS)
 
 $(B)/san/litegpu: $(SCLI_OBJ) $(SLIB_OBJ)
-	$(CC) $(SAN) -o $@ $^ $(LDLIBS)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(SAN) -o $@ $^ $(LDLIBS)
 
 $(B)/san/test_unit: $(SUNIT_OBJ) $(SLIB_OBJ)
-	$(CC) $(SAN) -o $@ $^ $(LDLIBS)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(SAN) -o $@ $^ $(LDLIBS)
 
 # libFuzzer target for the .tflite reader (clang + libclang-rt-14-dev).
-$(B)/fuzz/fuzz_tflite_read: fuzz/fuzz_tflite_read.c $(LIB_SRC)
+$(B)/fuzz/fuzz_tflite_read: fuzz/fuzz_tflite_read.c tests/tools/lg_harness.h $(LIB_SRC)
 	@mkdir -p $(dir $@)
-	$(CLANG) $(BASEFLAGS) -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	@$(if $(Q),echo "  FUZZ    $@")
+	$(Q)$(CLANG) $(BASEFLAGS) -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	    -o $@ fuzz/fuzz_tflite_read.c $(LIB_SRC) $(LDLIBS)
 
 deps:
