@@ -750,6 +750,12 @@ static void check_op(ck *c, const opx *x) {
             break;
         }
         int32_t in = op->inputs[0];
+        if (c->target == LG_TARGET_MLDRIFT && c->producer[in] >= 0 &&
+            lg_op_builtin(c->m, &c->sg->ops[c->producer[in]]) == LG_OP_DENSIFY) {
+            lg_finding *f = add(c, R_OP_PARAMS, x, "store the weights dense (densify at export): no DENSIFY, no DEQUANTIZE of it",
+                                "Dequantize for Densify is not supported (its input comes from DENSIFY op %d)", c->producer[in]);
+            with_tensor(f, in);
+        }
         if (T(c, in)->type == LG_INT16) {
             lg_finding *f = add(c, R_OP_PARAMS, x, NULL, "DEQUANTIZE of an INT16 tensor");
             with_tensor(f, in);

@@ -41,19 +41,20 @@ for t in mldrift classic; do
     expect pose_landmark_lite $t 0 true 0 - \
         "RESIZE_BILINEAR with half_pixel_centers but not align_corners is accepted"
 done
-expect face_detection_full_range_sparse mldrift 1 false 46 op-unsupported \
-    "ML Drift has no DENSIFY parser: the 46 DENSIFY ops must be folded (stored dense); peers.md saw 'DENSIFY: Operation is not supported'"
+expect face_detection_full_range_sparse mldrift 1 false 92 op-params,op-unsupported \
+    "ML Drift has no DENSIFY parser (46 DENSIFY ops), and rejects the 46 DEQUANTIZE ops that read them ('Dequantize for Densify is not supported', seen on the real delegate)"
 expect face_detection_full_range_sparse classic 0 true 0 - \
     "the classic delegate parses DENSIFY (0 runtime inputs), and the DEQUANTIZE after it runs on the GPU"
 
-# The DENSIFY blockers name each DENSIFY op and nothing else.
+# The blockers name each DENSIFY op (op-unsupported) and each DEQUANTIZE of one (op-params).
 n=$(python3 -c '
 import json,sys
 r=json.load(open(sys.argv[1]))
-print(sum(1 for f in r["findings"] if f["rule"]=="op-unsupported" and f["op_name"]=="DENSIFY"))' \
-    "$T/face_detection_full_range_sparse.mldrift.json")
-if [ "$n" = 46 ]; then echo "PASS sparse: all 46 blockers are DENSIFY ops"; pass=$((pass + 1));
-else echo "FAIL sparse: $n DENSIFY blockers"; fail=$((fail + 1)); fi
+d=sum(1 for f in r["findings"] if f["rule"]=="op-unsupported" and f["op_name"]=="DENSIFY")
+q=sum(1 for f in r["findings"] if f["rule"]=="op-params" and f["op_name"]=="DEQUANTIZE" and "Densify" in f["reason"])
+print(d, q, len(r["findings"]))' "$T/face_detection_full_range_sparse.mldrift.json")
+if [ "$n" = "46 46 92" ]; then echo "PASS sparse: 46 DENSIFY + 46 DEQUANTIZE-of-DENSIFY blockers, nothing else"; pass=$((pass + 1));
+else echo "FAIL sparse: DENSIFY, DEQUANTIZE, total = $n"; fail=$((fail + 1)); fi
 
 echo "check_corpus: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1750,3 +1750,38 @@ LG_TEST(check_field_banned_op) {
     EXPECT_NONE_BOTH(m, "field-banned-op");
     lg_model_free(m);
 }
+
+/* ML Drift rejects a DEQUANTIZE whose input comes from DENSIFY ("Dequantize for Densify is
+   not supported", seen on the real delegate with face_detection_full_range_sparse): op-params
+   at the DEQUANTIZE on mldrift; the classic delegate takes both; near miss: DEQUANTIZE of a
+   FLOAT16 constant (folded). */
+LG_TEST(check_dequantize_of_densify) {
+    mk k;
+    lg_builder *b = mk_begin(&k);
+    int w16 = lg_b_const(b, "w16", LG_FLOAT16, LG_DIMS(4, 4), zh, 32);
+    int wd = lg_b_tensor(b, "w_dense", LG_FLOAT16, LG_DIMS(4, 4));
+    int w = lg_b_tensor(b, "w", LG_FLOAT32, LG_DIMS(4, 4));
+    int x = lg_b_tensor(b, "x", LG_FLOAT32, LG_DIMS(1, 4));
+    int y = lg_b_tensor(b, "y", LG_FLOAT32, LG_DIMS(1, 4));
+    lg_b_op(b, LG_OP_DENSIFY, LG_IDS(w16), LG_IDS(wd));
+    lg_b_op(b, LG_OP_DEQUANTIZE, LG_IDS(wd), LG_IDS(w));
+    lg_b_op(b, LG_OP_FULLY_CONNECTED, LG_IDS(x, w), LG_IDS(y));
+    lg_b_io(b, LG_IDS(x), LG_IDS(y));
+    lg_model *m = MK_END(&k);
+    EXPECT_AT(m, MLD, "op-params", 1);
+    EXPECT_AT(m, MLD, "op-unsupported", 0);
+    EXPECT_NONE(m, CLS, "op-params");
+    lg_model_free(m);
+
+    b = mk_begin(&k);
+    w16 = lg_b_const(b, "w16", LG_FLOAT16, LG_DIMS(4, 4), zh, 32);
+    w = lg_b_tensor(b, "w", LG_FLOAT32, LG_DIMS(4, 4));
+    x = lg_b_tensor(b, "x", LG_FLOAT32, LG_DIMS(1, 4));
+    y = lg_b_tensor(b, "y", LG_FLOAT32, LG_DIMS(1, 4));
+    lg_b_op(b, LG_OP_DEQUANTIZE, LG_IDS(w16), LG_IDS(w));
+    lg_b_op(b, LG_OP_FULLY_CONNECTED, LG_IDS(x, w), LG_IDS(y));
+    lg_b_io(b, LG_IDS(x), LG_IDS(y));
+    m = MK_END(&k);
+    EXPECT_NONE_BOTH(m, "op-params");
+    lg_model_free(m);
+}

@@ -32,6 +32,7 @@ int cmd_check(const cli_verb *v, int argc, char **argv);
 int cmd_run(const cli_verb *v, int argc, char **argv);
 int cmd_compare(const cli_verb *v, int argc, char **argv);
 int cmd_bench(const cli_verb *v, int argc, char **argv);
+int cmd_verify(const cli_verb *v, int argc, char **argv);
 
 /* Prints "litegpu: error: <msg>" and returns CLI_ERROR. */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -97,6 +97,26 @@ static const cli_verb verbs[] = {
      "  -p, --precision P     f32 (default), f16 or f32_f16\n"
      "  --fill F              the input fill (default half)\n"
      "  --json                print the report as JSON\n"},
+    {"verify", cmd_verify,
+     "Run the model on the real ML Drift GPU delegate (LiteRT.js WebGPU) and hold check to it.",
+     "litegpu verify MODEL [--precision fp32|fp16] [--fill half|pattern] [--out DIR] [--json]",
+     "Loads the model into ML Drift, the engine of CompiledModel GPU, through LiteRT.js's\n"
+     "WebGPU backend in headless Chromium (software adapter; no phone, no GPU), and reports\n"
+     "whether it compiled, whether it runs fully on the GPU (judged from isFullyAccelerated,\n"
+     "where every output lives and the delegate's log), the ops it rejected with its own\n"
+     "messages, the GPU outputs against LiteRT's CPU path (untrustworthy when partially\n"
+     "delegated), and check --target mldrift's prediction beside the delegate's verdict.\n"
+     "A software WebGPU backend is not Mali: field rules and Mali fp16 arithmetic may differ.\n"
+     "Exit code 0: fully on the GPU and within tolerance; 1: not; 2: error or the oracle is\n"
+     "unavailable (install it with 'make verify-deps').\n"
+     "\n"
+     "options:\n"
+     "  -p, --precision P   fp32 (default) or fp16 (gpuOptions.precision)\n"
+     "  --fill F            half (default) or pattern\n"
+     "  --corr C            output correlation threshold (default 0.999; fp16: 0.99)\n"
+     "  -o, --out DIR       keep the outputs (.npy) and the harness log in DIR\n"
+     "  --timeout S         seconds allowed for the model (default 180)\n"
+     "  --json              print the report as JSON\n"},
 };
 #define N_VERBS (sizeof verbs / sizeof verbs[0])
 

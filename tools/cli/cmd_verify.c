@@ -1,0 +1,453 @@
+/* litegpu verify: run the model on the real ML Drift GPU delegate (LiteRT.js WebGPU in
+ * headless Chromium, through peers/verify/verify.js), compare its outputs with LiteRT's CPU
+ * path, and hold `check --target mldrift` to the delegate's verdict. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "json.h"
+#include "json_parse.h"
+#include "lg/check.h"
+#include "lg/compare.h"
+#include "lg/npy.h"
+#include "run_common.h"
+
+/* The repository root: LITEGPU_HOME, else two levels above the executable (build/litegpu). */
+static int find_home(char *out, size_t n) {
+    const char *env = getenv("LITEGPU_HOME");
+    if (env && env[0]) { snprintf(out, n, "%s", env); return 0; }
+    char exe[PATH_MAX];
+    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (k <= 0) return -1;
+    exe[k] = 0;
+    for (int up = 0; up < 2; up++) {
+        char *s = strrchr(exe, '/');
+        if (!s) return -1;
+        *s = 0;
+    }
+    snprintf(out, n, "%s", exe[0] ? exe : "/");
+    return 0;
+}
+
+static int exists(const char *p) {
+    struct stat st;
+    return stat(p, &st) == 0;
+}
+
+static char *slurp(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = 4096, n = 0;
+    char *b = malloc(cap);
+    while (b) {
+        size_t r = fread(b + n, 1, cap - n - 1, f);
+        n += r;
+        if (r == 0) break;
+        if (n + 1 >= cap) {
+            char *nb = realloc(b, cap * 2);
+            if (!nb) { free(b); b = NULL; break; }
+            b = nb;
+            cap *= 2;
+        }
+    }
+    fclose(f);
+    if (b) b[n] = 0;
+    if (len) *len = n;
+    return b;
+}
+
+static void first_line(const char *text, char *out, size_t n) {
+    size_t k = 0;
+    while (text && text[k] && text[k] != '\n' && k + 1 < n) { out[k] = text[k]; k++; }
+    out[k] = 0;
+}
+
+/* Run the harness; its stdout goes to out_path, stderr to err_path. Returns its exit code,
+   or -1 if it could not be started / was killed. */
+static int run_harness(const char *home, const char *model, const char *prec, const char *fill, const char *dir,
+                       const char *timeout_ms, const char *out_path, const char *err_path) {
+    char script[PATH_MAX + 64];
+    snprintf(script, sizeof script, "%s/peers/verify/verify.js", home);
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        int fo = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        int fe = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        int fi = open("/dev/null", O_RDONLY);
+        if (fo < 0 || fe < 0 || fi < 0) _exit(127);
+        dup2(fi, 0);
+        dup2(fo, 1);
+        dup2(fe, 2);
+        execlp("node", "node", "--no-liftoff", script, "--precision", prec, "--fill", fill, "--out", dir,
+               "--timeout-ms", timeout_ms, model, (char *)NULL);
+        _exit(127);
+    }
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) return -1;
+    if (WIFEXITED(status)) return WEXITSTATUS(status);
+    return -1;
+}
+
+typedef struct out_cmp {
+    lg_metrics m;
+    bool have;
+    bool argmax_equal;
+    char location[16];
+} out_cmp;
+
+static int rm_tree(const char *dir) {
+    pid_t pid = fork();
+    if (pid == 0) {
+        execlp("rm", "rm", "-rf", dir, (char *)NULL);
+        _exit(127);
+    }
+    int st;
+    if (pid > 0) waitpid(pid, &st, 0);
+    return 0;
+}
+
+/* One line of the check-vs-delegate comparison, by op name. */
+typedef struct disagreement {
+    char op[48];
+    const char *rule;      /* the rule check blocked it with, or NULL */
+    int check_blocks;      /* check says the op keeps the model off the GPU */
+    int delegate_rejects;  /* the delegate rejected it */
+    int expected;          /* a field rule the WebGPU backend is not expected to enforce */
+} disagreement;
+
+static int rejected_has(const jv *rejected, const char *op) {
+    for (size_t i = 0; rejected && i < rejected->n; i++)
+        if (strcmp(jv_str(jv_at(rejected, i), "op", ""), op) == 0) return 1;
+    return 0;
+}
+
+/* Op names the two sides judge differently: check's blockers the delegate took, and the
+   delegate's rejections check did not predict. */
+static size_t disagreements(const lg_model *m, const lg_check_report *pred, const jv *rejected, disagreement *d,
+                            size_t max) {
+    const lg_subgraph *sg = &m->subgraphs[0];
+    size_t n = 0;
+    for (uint32_t i = 0; i < pred->n_findings && n < max; i++) {
+        const lg_finding *f = &pred->findings[i];
+        if (f->rule->severity != LG_SEV_BLOCKER || f->op < 0) continue;
+        const char *name = lg_op_name(m, &sg->ops[f->op]);
+        if (rejected_has(rejected, name)) continue;
+        int dup = 0;
+        for (size_t k = 0; k < n; k++) dup |= strcmp(d[k].op, name) == 0 && d[k].rule == f->rule->id;
+        if (dup) continue;
+        snprintf(d[n].op, sizeof d[n].op, "%s", name);
+        d[n].rule = f->rule->id;
+        d[n].check_blocks = 1;
+        d[n].delegate_rejects = 0;
+        d[n].expected = strncmp(f->rule->source_kind, "device-reported", 15) == 0;
+        n++;
+    }
+    for (size_t i = 0; rejected && i < rejected->n && n < max; i++) {
+        const char *name = jv_str(jv_at(rejected, i), "op", "");
+        int blocked = 0;
+        for (uint32_t k = 0; k < pred->n_findings; k++) {
+            const lg_finding *f = &pred->findings[k];
+            if (f->rule->severity == LG_SEV_BLOCKER && f->op >= 0 && strcmp(lg_op_name(m, &sg->ops[f->op]), name) == 0)
+                blocked = 1;
+        }
+        int dup = 0;
+        for (size_t k = 0; k < n; k++) dup |= strcmp(d[k].op, name) == 0 && d[k].delegate_rejects;
+        if (blocked || dup) continue;
+        snprintf(d[n].op, sizeof d[n].op, "%s", name);
+        d[n].rule = NULL;
+        d[n].check_blocks = 0;
+        d[n].delegate_rejects = 1;
+        d[n].expected = 0;
+        n++;
+    }
+    return n;
+}
+
+int cmd_verify(const cli_verb *v, int argc, char **argv) {
+    bool json = false, force = false;
+    const char *prec = NULL, *fill = NULL, *out_dir = NULL, *corr_s = NULL, *timeout_s = NULL;
+    const cli_flag flags[] = {
+        {"--json", NULL, &json, NULL, NULL, NULL, 0},
+        {"--force", NULL, &force, NULL, NULL, NULL, 0},
+        {"--precision", "-p", NULL, &prec, NULL, NULL, 0},
+        {"--fill", NULL, NULL, &fill, NULL, NULL, 0},
+        {"--out", "-o", NULL, &out_dir, NULL, NULL, 0},
+        {"--corr", NULL, NULL, &corr_s, NULL, NULL, 0},
+        {"--timeout", NULL, NULL, &timeout_s, NULL, NULL, 0},
+        {NULL, NULL, NULL, NULL, NULL, NULL, 0},
+    };
+    const char *pos[1];
+    int n_pos = 0;
+    int rc = cli_parse(v, argc, argv, flags, pos, 1, &n_pos);
+    if (rc >= 0) return rc;
+    if (n_pos != 1) return cli_usage_error(v, "expected one MODEL");
+    if (!prec) prec = "fp32";
+    if (strcmp(prec, "fp32") && strcmp(prec, "fp16")) return cli_usage_error(v, "--precision takes fp32 or fp16");
+    if (!fill) fill = "half";
+    if (strcmp(fill, "half") && strcmp(fill, "pattern")) return cli_usage_error(v, "--fill takes half or pattern");
+    double corr = strcmp(prec, "fp16") == 0 ? 0.99 : 0.999;
+    char *end;
+    if (corr_s && (!((corr = strtod(corr_s, &end)) > 0 && corr <= 1) || *end)) return cli_usage_error(v, "--corr takes (0, 1]");
+    long timeout = 180;
+    if (timeout_s && ((timeout = strtol(timeout_s, &end, 10)) < 1 || *end || timeout > 3600)) return cli_usage_error(v, "--timeout takes 1..3600 seconds");
+    char timeout_ms[32];
+    snprintf(timeout_ms, sizeof timeout_ms, "%ld", timeout * 1000);
+
+    /* the oracle must be there: never a stack trace, one line saying how to get it */
+    char home[PATH_MAX], p1[PATH_MAX + 64], p2[PATH_MAX + 64];
+    if (find_home(home, sizeof home)) return cli_error("cannot locate litegpu's files (set LITEGPU_HOME)");
+    snprintf(p1, sizeof p1, "%s/peers/verify/verify.js", home);
+    snprintf(p2, sizeof p2, "%s/peers/node_modules/playwright-core", home);
+    const char *chromium = getenv("CHROMIUM") ? getenv("CHROMIUM") : "/usr/bin/chromium";
+    if (!exists(p1) || !exists(p2) || !exists(chromium))
+        return cli_error("verify needs Chromium, Node.js and the npm packages in peers/ (missing %s): run 'make verify-deps'",
+                         !exists(p1) ? p1 : !exists(p2) ? p2 : chromium);
+
+    cli_file f;
+    lg_model *m = NULL;
+    if (cli_model_load(pos[0], &f, &m) != 0) return CLI_ERROR;
+    lg_check_report *pred = NULL;
+    lg_error err;
+    lg_check_options co = {LG_TARGET_MLDRIFT, 0};
+    if (lg_check_model(m, &co, &pred, &err) != LG_OK) {
+        rc = cli_lib_error(pos[0], &err);
+        lg_model_free(m);
+        cli_file_close(&f);
+        return rc;
+    }
+
+    char tmp[] = "/tmp/litegpu-verify-XXXXXX";
+    int own_tmp = 0;
+    const char *dir = out_dir;
+    if (out_dir) {
+        if (cli_out_dir(out_dir, force)) { rc = CLI_ERROR; goto out; }
+    } else {
+        if (!mkdtemp(tmp)) { rc = cli_error("cannot create a temporary folder: %s", strerror(errno)); goto out; }
+        dir = tmp;
+        own_tmp = 1;
+    }
+    char so[PATH_MAX + 32], se[PATH_MAX + 32];
+    snprintf(so, sizeof so, "%s/harness.json", dir);
+    snprintf(se, sizeof se, "%s/harness.log", dir);
+    if (isatty(2) && !json) fprintf(stderr, "verify: running %s on ML Drift (WebGPU, %s) in headless Chromium...\n", pos[0], prec);
+    int hrc = run_harness(home, pos[0], prec, fill, dir, timeout_ms, so, se);
+    size_t ol = 0;
+    char *otext = slurp(so, &ol), *etext = slurp(se, NULL);
+    char line[400];
+    if (hrc == 4 || hrc == 127 || hrc < 0) {
+        first_line(etext && etext[0] ? etext : "the harness could not start", line, sizeof line);
+        rc = cli_error("verify: the GPU oracle is unavailable: %s (run 'make verify-deps')", line);
+        free(otext);
+        free(etext);
+        goto out_tmp;
+    }
+    if (hrc == 2 || !otext || !ol) {
+        first_line(etext && etext[0] ? etext : "no report", line, sizeof line);
+        rc = cli_error("verify: the harness failed (exit %d): %s", hrc, line);
+        free(otext);
+        free(etext);
+        goto out_tmp;
+    }
+    char jerr[128];
+    /* the report is the last non-empty line */
+    char *last = otext;
+    for (char *p = otext; *p; p++)
+        if (*p == '\n' && p[1] && p[1] != '\n') last = p + 1;
+    jv *rep = jv_parse(last, strlen(last) - (last[strlen(last) - 1] == '\n'), jerr, sizeof jerr);
+    free(etext);
+    if (!rep) {
+        rc = cli_error("verify: cannot read the harness report: %s", jerr);
+        free(otext);
+        goto out_tmp;
+    }
+    free(otext);
+
+    /* delegation, judged robustly (peers.md's rank-5 trap: isFullyAccelerated can stay true
+       while outputs fall back to wasm) */
+    int compiled = jv_bool(rep, "compiled", 0);
+    int fully = jv_bool(rep, "fully_accelerated", 0);
+    const jv *locs = jv_get(rep, "output_locations");
+    int all_gpu = locs && locs->n > 0;
+    for (size_t i = 0; locs && i < locs->n; i++) {
+        const jv *l = jv_at(locs, i);
+        if (!l || l->type != JV_STR || strcmp(l->str, "webgpu") != 0) all_gpu = 0;
+    }
+    const jv *rejected = jv_get(rep, "rejected");
+    const jv *logl = jv_get(rep, "log");
+    int bad_log = 0;
+    for (size_t i = 0; logl && i < logl->n; i++) {
+        const jv *l = jv_at(logl, i);
+        if (l && l->type == JV_STR && (strstr(l->str, "not supported") || strstr(l->str, "must be less than") ||
+                                       strstr(l->str, "Not supported") || strstr(l->str, "static-sized")))
+            bad_log = 1;
+    }
+    double cpu_ops = jv_num(rep, "cpu_ops", -1);
+    int on_gpu = compiled && fully && all_gpu && !bad_log && (!rejected || rejected->n == 0) && cpu_ops <= 0;
+
+    /* outputs: GPU against LiteRT's CPU path */
+    const jv *outs = jv_get(rep, "outputs");
+    size_t n_out = outs ? outs->n : 0;
+    out_cmp *oc = calloc(n_out ? n_out : 1, sizeof *oc);
+    int within = n_out > 0 && compiled;
+    for (size_t k = 0; oc && k < n_out; k++) {
+        const jv *o = jv_at(outs, k);
+        const char *gf = jv_str(o, "gpu_file", NULL), *cf = jv_str(o, "cpu_file", NULL);
+        if (locs && jv_at(locs, k) && jv_at(locs, k)->type == JV_STR)
+            snprintf(oc[k].location, sizeof oc[k].location, "%s", jv_at(locs, k)->str);
+        if (!gf || !cf) { within = 0; continue; }
+        char gp[PATH_MAX + 600], cp[PATH_MAX + 600];
+        snprintf(gp, sizeof gp, "%s%s%s", gf[0] == '/' ? "" : dir, gf[0] == '/' ? "" : "/", gf);
+        snprintf(cp, sizeof cp, "%s%s%s", cf[0] == '/' ? "" : dir, cf[0] == '/' ? "" : "/", cf);
+        lg_npy a, b;
+        lg_error e2;
+        if (lg_npy_read_file(cp, &a, &e2) != LG_OK) { within = 0; continue; }
+        if (lg_npy_read_file(gp, &b, &e2) != LG_OK) { lg_npy_free(&a); within = 0; continue; }
+        float *fa = NULL, *fb = NULL;
+        if (a.numel == b.numel && lg_npy_to_f32(&a, &fa, &e2) == LG_OK && lg_npy_to_f32(&b, &fb, &e2) == LG_OK) {
+            lg_metrics_compute(fa, fb, a.numel, &oc[k].m);
+            oc[k].have = true;
+            oc[k].argmax_equal = oc[k].m.ref_argmax == oc[k].m.test_argmax;
+            int finite_bad = oc[k].m.test_inf + oc[k].m.test_nan > oc[k].m.ref_inf + oc[k].m.ref_nan;
+            int corr_bad = a.numel >= 8 && oc[k].m.pearson < corr && oc[k].m.nmse > 1 - corr;
+            int small_bad = a.numel < 8 && oc[k].m.max_rel > (strcmp(prec, "fp16") == 0 ? 5e-2 : 1e-3);
+            if (finite_bad || corr_bad || small_bad) within = 0;
+        } else {
+            within = 0;
+        }
+        free(fa);
+        free(fb);
+        lg_npy_free(&a);
+        lg_npy_free(&b);
+    }
+    int trusted = on_gpu; /* a partially delegated run's numbers vary run to run (peers.md) */
+    int ok = on_gpu && within;
+
+    /* check's prediction beside the delegate's verdict, by op */
+    const lg_subgraph *sg = &m->subgraphs[0];
+    int agree = (pred->ready != 0) == (on_gpu != 0);
+    disagreement dis[64];
+    size_t n_dis = disagreements(m, pred, rejected, dis, 64);
+    if (json) {
+        json_w j;
+        json_init(&j, stdout);
+        json_obj_open(&j);
+        json_key_str(&j, "model", pos[0]);
+        json_key_str(&j, "backend", "ML Drift (LiteRT.js WebGPU, headless Chromium)");
+        json_key_str(&j, "precision", prec);
+        json_key_str(&j, "fill", fill);
+        json_key_bool(&j, "compiled", compiled);
+        json_key_str(&j, "compile_error", jv_str(rep, "compile_error", NULL));
+        json_key_bool(&j, "fully_accelerated_flag", fully);
+        json_key_bool(&j, "fully_on_gpu", on_gpu);
+        json_key_double(&j, "gpu_ops", jv_num(rep, "gpu_ops", NAN));
+        json_key_double(&j, "cpu_ops", jv_num(rep, "cpu_ops", NAN));
+        json_key(&j, "rejected");
+        json_arr_open(&j);
+        for (size_t i = 0; rejected && i < rejected->n; i++) {
+            json_obj_open_flat(&j);
+            json_key_str(&j, "op", jv_str(jv_at(rejected, i), "op", ""));
+            json_key_str(&j, "message", jv_str(jv_at(rejected, i), "message", ""));
+            json_obj_close(&j);
+        }
+        json_arr_close(&j);
+        json_key(&j, "outputs");
+        json_arr_open(&j);
+        for (size_t k = 0; k < n_out; k++) {
+            json_obj_open_flat(&j);
+            json_key_uint(&j, "index", k);
+            json_key_str(&j, "location", oc[k].location);
+            json_key_bool(&j, "trusted", trusted);
+            if (oc[k].have) {
+                json_key_double(&j, "max_abs", oc[k].m.max_abs);
+                json_key_double(&j, "max_rel", oc[k].m.max_rel);
+                json_key_double(&j, "pearson", oc[k].m.pearson);
+                json_key_bool(&j, "argmax_equal", oc[k].argmax_equal);
+            }
+            json_obj_close(&j);
+        }
+        json_arr_close(&j);
+        json_key_bool(&j, "within_tolerance", within);
+        json_key(&j, "check");
+        json_obj_open(&j);
+        json_key_bool(&j, "predicted_ready", pred->ready);
+        json_key_uint(&j, "blockers", pred->n_blockers);
+        json_key_bool(&j, "agrees", agree);
+        json_key(&j, "disagreements");
+        json_arr_open(&j);
+        for (size_t i = 0; i < n_dis; i++) {
+            json_obj_open_flat(&j);
+            json_key_str(&j, "op_name", dis[i].op);
+            json_key_str(&j, "rule", dis[i].rule);
+            json_key_bool(&j, "check_blocks", dis[i].check_blocks);
+            json_key_bool(&j, "delegate_rejects", dis[i].delegate_rejects);
+            json_key_bool(&j, "expected_backend_difference", dis[i].expected);
+            json_obj_close(&j);
+        }
+        json_arr_close(&j);
+        json_key(&j, "blocked_ops");
+        json_arr_open_flat(&j);
+        for (uint32_t i = 0; i < pred->n_findings; i++)
+            if (pred->findings[i].rule->severity == LG_SEV_BLOCKER && pred->findings[i].op >= 0) {
+                json_obj_open_flat(&j);
+                json_key_int(&j, "op", pred->findings[i].op);
+                json_key_str(&j, "op_name", lg_op_name(m, &sg->ops[pred->findings[i].op]));
+                json_key_str(&j, "rule", pred->findings[i].rule->id);
+                json_obj_close(&j);
+            }
+        json_arr_close(&j);
+        json_obj_close(&j);
+        json_key_bool(&j, "ok", ok);
+        json_obj_close(&j);
+        rc = json_finish(&j) ? cli_error("cannot write the report") : (ok ? CLI_OK : CLI_FINDINGS);
+    } else {
+        printf("%s on ML Drift (LiteRT.js WebGPU, %s, input %s): %s\n", pos[0], prec, fill,
+               !compiled ? "DID NOT COMPILE" : on_gpu ? (within ? "FULLY ON THE GPU, outputs match the CPU"
+                                                                : "FULLY ON THE GPU, outputs DIFFER from the CPU")
+                                             : "NOT FULLY ON THE GPU");
+        if (!compiled) printf("  compile error: %s\n", jv_str(rep, "compile_error", "?"));
+        printf("  isFullyAccelerated %s; outputs on", fully ? "true" : "false");
+        for (size_t k = 0; k < n_out; k++) printf(" %s", oc[k].location[0] ? oc[k].location : "?");
+        if (jv_get(rep, "gpu_ops") && jv_get(rep, "gpu_ops")->type == JV_NUM)
+            printf("; %g op(s) on the GPU, %g on the CPU", jv_num(rep, "gpu_ops", 0), jv_num(rep, "cpu_ops", 0));
+        printf("\n");
+        for (size_t i = 0; rejected && i < rejected->n; i++)
+            printf("  rejected: %s: %s\n", jv_str(jv_at(rejected, i), "op", "?"), jv_str(jv_at(rejected, i), "message", ""));
+        for (size_t k = 0; k < n_out; k++) {
+            if (!oc[k].have) { printf("  output %zu: no comparison\n", k); continue; }
+            printf("  output %zu: GPU vs CPU max_abs %.3g max_rel %.3g pearson %.6f argmax %s%s\n", k, oc[k].m.max_abs,
+                   oc[k].m.max_rel, oc[k].m.pearson, oc[k].argmax_equal ? "same" : "differs",
+                   trusted ? "" : "  (UNTRUSTWORTHY: partially delegated run)");
+        }
+        printf("check --target mldrift predicted %s (%u blocker(s)); the delegate says %s: %s\n",
+               pred->ready ? "READY" : "NOT READY", pred->n_blockers, on_gpu ? "fully on the GPU" : "not fully on the GPU",
+               agree ? "AGREE" : "DISAGREE");
+        for (size_t i = 0; i < n_dis; i++) {
+            if (dis[i].check_blocks)
+                printf("  %s: check blocks it (%s), the delegate took it%s\n", dis[i].op, dis[i].rule,
+                       dis[i].expected ? " (a Mali field rule: not expected on WebGPU)" : "");
+            else
+                printf("  %s: the delegate rejected it, check did not predict it\n", dis[i].op);
+        }
+        if (out_dir) printf("outputs and the harness log are in %s\n", out_dir);
+        rc = ok ? CLI_OK : CLI_FINDINGS;
+    }
+    free(oc);
+    jv_free(rep);
+out_tmp:
+    if (own_tmp) rm_tree(tmp);
+out:
+    lg_check_report_free(pred);
+    lg_model_free(m);
+    cli_file_close(&f);
+    return rc;
+}
