@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "run/k_conv.h"
 #include "run/kernel.h"
 
 struct lg_interp {
@@ -302,9 +303,9 @@ out:
 
 /* ------------------------------------------------------------------ create */
 
-static void round_half_buf(float *p, int64_t n) {
-    for (int64_t i = 0; i < n; i++) p[i] = lg_round_half(p[i]);
-}
+/* Round a float buffer to half in place: the vectorized routine of the conv family (F16C
+   where the CPU has it), bit-identical to lg_round_half on all 2^32 floats. */
+static void round_half_buf(float *p, int64_t n) { lgk_cv_round_half(p, n, 0); }
 
 static lg_status setup_tensor(lg_interp *it, uint32_t i, lg_error *err) {
     const lg_tensor *ir = &it->sg->tensors[i];
