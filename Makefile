@@ -25,7 +25,7 @@ SLIB_OBJ := $(patsubst %.c,$(B)/san/%.o,$(LIB_SRC))
 SCLI_OBJ := $(patsubst %.c,$(B)/san/%.o,$(CLI_SRC))
 SUNIT_OBJ := $(patsubst %.c,$(B)/san/%.o,$(UNIT_SRC))
 
-.PHONY: all deps corpus demo test unit fuzz check-gen check-half-exhaustive bench clean
+.PHONY: all deps verify-deps corpus demo test unit fuzz check-gen check-half-exhaustive bench clean
 
 all: $(B)/litegpu $(B)/liblitegpu.a
 
@@ -76,6 +76,9 @@ $(B)/fuzz/fuzz_tflite_read: fuzz/fuzz_tflite_read.c tests/tools/lg_harness.h $(L
 
 deps:
 	@scripts/install-deps.sh
+
+verify-deps:
+	@scripts/verify-deps.sh
 
 corpus: deps
 	@scripts/fetch-corpus.sh $(B)/corpus

@@ -6,9 +6,13 @@
 #
 # apt: flatbuffers-compiler (flatc JSON dumps), clang, libclang-rt-14-dev (libFuzzer, sanitizers),
 #      libopenblas-dev (sgemm for the reference interpreter's convolutions),
+#      chromium if /usr/bin/chromium is missing (the WebGPU oracle, peers/verify/verify.js: about
+#      122 MB to download, 414 MB installed, ~20 s here),
 #      xxd if missing, nodejs/npm only if `node`/`npm` are not on PATH. `apt-get update` runs only
 #      when something is missing.
-# npm: `npm ci` in peers/ when @litertjs/core is not installed there (LiteRT.js peer runtime).
+# npm: `npm ci` in peers/ when a dependency pinned in peers/package.json (@litertjs/core, the
+#      LiteRT.js peer runtime; playwright-core, which drives Chromium) is missing there or at
+#      another version.
 # When everything is present it prints nothing and takes well under a second.
 set -euo pipefail
 
@@ -19,6 +23,7 @@ installed() { [[ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" == "install 
 if [[ "${LG_SKIP_APT:-0}" != 1 ]]; then
   missing=()
   for p in flatbuffers-compiler clang libclang-rt-14-dev libopenblas-dev; do installed "$p" || missing+=("$p"); done
+  [[ -x /usr/bin/chromium ]] || missing+=(chromium)
   command -v xxd >/dev/null || missing+=(xxd)
   command -v node >/dev/null || missing+=(nodejs)
   command -v npm >/dev/null || missing+=(npm)
@@ -42,7 +47,18 @@ if [[ "${LG_SKIP_APT:-0}" != 1 ]]; then
 fi
 
 peers="$repo_root/peers"
-if ! grep -qs '"version": "2.5.3"' "$peers/node_modules/@litertjs/core/package.json"; then
+# Every dependency pinned in peers/package.json installed at exactly that version?
+peers_ok() {
+  command -v node >/dev/null || return 1
+  (cd "$peers" && node -e '
+    const deps = require("./package.json").dependencies || {};
+    for (const [name, want] of Object.entries(deps)) {
+      let got = null;
+      try { got = require("./node_modules/" + name + "/package.json").version; } catch (e) {}
+      if (got !== want) process.exit(1);
+    }' 2>/dev/null)
+}
+if ! peers_ok; then
   command -v npm >/dev/null || die "npm not found on PATH"
   echo "install-deps: npm ci in peers/"
   (cd "$peers" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) || die "npm ci in peers/ failed"
