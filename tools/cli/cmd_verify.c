@@ -71,12 +71,29 @@ static void first_line(const char *text, char *out, size_t n) {
     out[k] = 0;
 }
 
-/* Run the harness; its stdout goes to out_path, stderr to err_path. Returns its exit code,
-   or -1 if it could not be started / was killed. */
-static int run_harness(const char *home, const char *model, const char *prec, const char *fill, const char *dir,
-                       const char *timeout_ms, const char *out_path, const char *err_path) {
+/* Run the harness on every model in one browser session; its stdout goes to out_path,
+   stderr to err_path. Returns its exit code, or -1 if it could not be started / was killed. */
+static int run_harness(const char *home, const char *const *models, int n_models, const char *prec,
+                       const char *fill, const char *dir, const char *timeout_ms, const char *out_path,
+                       const char *err_path) {
     char script[PATH_MAX + 64];
     snprintf(script, sizeof script, "%s/peers/verify/verify.js", home);
+    const char *args[80];
+    int k = 0;
+    args[k++] = "node";
+    args[k++] = "--no-liftoff";
+    args[k++] = script;
+    args[k++] = "--precision";
+    args[k++] = prec;
+    args[k++] = "--fill";
+    args[k++] = fill;
+    args[k++] = "--out";
+    args[k++] = dir;
+    args[k++] = "--timeout-ms";
+    args[k++] = timeout_ms;
+    args[k++] = "--";
+    for (int i = 0; i < n_models && k < 79; i++) args[k++] = models[i];
+    args[k] = NULL;
     pid_t pid = fork();
     if (pid < 0) return -1;
     if (pid == 0) {
@@ -87,8 +104,7 @@ static int run_harness(const char *home, const char *model, const char *prec, co
         dup2(fi, 0);
         dup2(fo, 1);
         dup2(fe, 2);
-        execlp("node", "node", "--no-liftoff", script, "--precision", prec, "--fill", fill, "--out", dir,
-               "--timeout-ms", timeout_ms, model, (char *)NULL);
+        execvp("node", (char *const *)args);
         _exit(127);
     }
     int status;
@@ -173,107 +189,14 @@ static size_t disagreements(const lg_model *m, const lg_check_report *pred, cons
     return n;
 }
 
-int cmd_verify(const cli_verb *v, int argc, char **argv) {
-    bool json = false, force = false;
-    const char *prec = NULL, *fill = NULL, *out_dir = NULL, *corr_s = NULL, *timeout_s = NULL;
-    const cli_flag flags[] = {
-        {"--json", NULL, &json, NULL, NULL, NULL, 0},
-        {"--force", NULL, &force, NULL, NULL, NULL, 0},
-        {"--precision", "-p", NULL, &prec, NULL, NULL, 0},
-        {"--fill", NULL, NULL, &fill, NULL, NULL, 0},
-        {"--out", "-o", NULL, &out_dir, NULL, NULL, 0},
-        {"--corr", NULL, NULL, &corr_s, NULL, NULL, 0},
-        {"--timeout", NULL, NULL, &timeout_s, NULL, NULL, 0},
-        {NULL, NULL, NULL, NULL, NULL, NULL, 0},
-    };
-    const char *pos[1];
-    int n_pos = 0;
-    int rc = cli_parse(v, argc, argv, flags, pos, 1, &n_pos);
-    if (rc >= 0) return rc;
-    if (n_pos != 1) return cli_usage_error(v, "expected one MODEL");
-    if (!prec) prec = "fp32";
-    if (strcmp(prec, "fp32") && strcmp(prec, "fp16")) return cli_usage_error(v, "--precision takes fp32 or fp16");
-    if (!fill) fill = "half";
-    if (strcmp(fill, "half") && strcmp(fill, "pattern")) return cli_usage_error(v, "--fill takes half or pattern");
-    double corr = strcmp(prec, "fp16") == 0 ? 0.99 : 0.999;
-    char *end;
-    if (corr_s && (!((corr = strtod(corr_s, &end)) > 0 && corr <= 1) || *end)) return cli_usage_error(v, "--corr takes (0, 1]");
-    long timeout = 180;
-    if (timeout_s && ((timeout = strtol(timeout_s, &end, 10)) < 1 || *end || timeout > 3600)) return cli_usage_error(v, "--timeout takes 1..3600 seconds");
-    char timeout_ms[32];
-    snprintf(timeout_ms, sizeof timeout_ms, "%ld", timeout * 1000);
 
-    /* the oracle must be there: never a stack trace, one line saying how to get it */
-    char home[PATH_MAX], p1[PATH_MAX + 64], p2[PATH_MAX + 64];
-    if (find_home(home, sizeof home)) return cli_error("cannot locate litegpu's files (set LITEGPU_HOME)");
-    snprintf(p1, sizeof p1, "%s/peers/verify/verify.js", home);
-    snprintf(p2, sizeof p2, "%s/peers/node_modules/playwright-core", home);
-    const char *chromium = getenv("CHROMIUM") ? getenv("CHROMIUM") : "/usr/bin/chromium";
-    if (!exists(p1) || !exists(p2) || !exists(chromium))
-        return cli_error("verify needs Chromium, Node.js and the npm packages in peers/ (missing %s): run 'make verify-deps'",
-                         !exists(p1) ? p1 : !exists(p2) ? p2 : chromium);
+#define MAX_MODELS 64
 
-    cli_file f;
-    lg_model *m = NULL;
-    if (cli_model_load(pos[0], &f, &m) != 0) return CLI_ERROR;
-    lg_check_report *pred = NULL;
-    lg_error err;
-    lg_check_options co = {LG_TARGET_MLDRIFT, 0};
-    if (lg_check_model(m, &co, &pred, &err) != LG_OK) {
-        rc = cli_lib_error(pos[0], &err);
-        lg_model_free(m);
-        cli_file_close(&f);
-        return rc;
-    }
-
-    char tmp[] = "/tmp/litegpu-verify-XXXXXX";
-    int own_tmp = 0;
-    const char *dir = out_dir;
-    if (out_dir) {
-        if (cli_out_dir(out_dir, force)) { rc = CLI_ERROR; goto out; }
-    } else {
-        if (!mkdtemp(tmp)) { rc = cli_error("cannot create a temporary folder: %s", strerror(errno)); goto out; }
-        dir = tmp;
-        own_tmp = 1;
-    }
-    char so[PATH_MAX + 32], se[PATH_MAX + 32];
-    snprintf(so, sizeof so, "%s/harness.json", dir);
-    snprintf(se, sizeof se, "%s/harness.log", dir);
-    if (isatty(2) && !json) fprintf(stderr, "verify: running %s on ML Drift (WebGPU, %s) in headless Chromium...\n", pos[0], prec);
-    int hrc = run_harness(home, pos[0], prec, fill, dir, timeout_ms, so, se);
-    size_t ol = 0;
-    char *otext = slurp(so, &ol), *etext = slurp(se, NULL);
-    char line[400];
-    if (hrc == 4 || hrc == 127 || hrc < 0) {
-        first_line(etext && etext[0] ? etext : "the harness could not start", line, sizeof line);
-        rc = cli_error("verify: the GPU oracle is unavailable: %s (run 'make verify-deps')", line);
-        free(otext);
-        free(etext);
-        goto out_tmp;
-    }
-    if (hrc == 2 || !otext || !ol) {
-        first_line(etext && etext[0] ? etext : "no report", line, sizeof line);
-        rc = cli_error("verify: the harness failed (exit %d): %s", hrc, line);
-        free(otext);
-        free(etext);
-        goto out_tmp;
-    }
-    char jerr[128];
-    /* the report is the last non-empty line */
-    char *last = otext;
-    for (char *p = otext; *p; p++)
-        if (*p == '\n' && p[1] && p[1] != '\n') last = p + 1;
-    jv *rep = jv_parse(last, strlen(last) - (last[strlen(last) - 1] == '\n'), jerr, sizeof jerr);
-    free(etext);
-    if (!rep) {
-        rc = cli_error("verify: cannot read the harness report: %s", jerr);
-        free(otext);
-        goto out_tmp;
-    }
-    free(otext);
-
-    /* delegation, judged robustly (peers.md's rank-5 trap: isFullyAccelerated can stay true
-       while outputs fall back to wasm) */
+/* Judge one model's harness report; print it (text) or add it to the JSON array. Returns 1
+   when the model is fully on the GPU and within tolerance. *agree_out: check's prediction
+   equals the delegate's verdict. */
+static int verify_one(const char *path, const lg_model *m, const lg_check_report *pred, const jv *rep, const char *dir,
+                      const char *prec, const char *fill, double corr, json_w *j, int *agree_out) {
     int compiled = jv_bool(rep, "compiled", 0);
     int fully = jv_bool(rep, "fully_accelerated", 0);
     const jv *locs = jv_get(rep, "output_locations");
@@ -292,13 +215,14 @@ int cmd_verify(const cli_verb *v, int argc, char **argv) {
             bad_log = 1;
     }
     double cpu_ops = jv_num(rep, "cpu_ops", -1);
+    /* delegation judged robustly (peers.md's rank-5 trap: isFullyAccelerated can stay true
+       while outputs fall back to wasm) */
     int on_gpu = compiled && fully && all_gpu && !bad_log && (!rejected || rejected->n == 0) && cpu_ops <= 0;
 
-    /* outputs: GPU against LiteRT's CPU path */
     const jv *outs = jv_get(rep, "outputs");
     size_t n_out = outs ? outs->n : 0;
     out_cmp *oc = calloc(n_out ? n_out : 1, sizeof *oc);
-    int within = n_out > 0 && compiled;
+    int within = n_out > 0 && compiled && oc;
     for (size_t k = 0; oc && k < n_out; k++) {
         const jv *o = jv_at(outs, k);
         const char *gf = jv_str(o, "gpu_file", NULL), *cf = jv_str(o, "cpu_file", NULL);
@@ -331,86 +255,81 @@ int cmd_verify(const cli_verb *v, int argc, char **argv) {
     }
     int trusted = on_gpu; /* a partially delegated run's numbers vary run to run (peers.md) */
     int ok = on_gpu && within;
-
-    /* check's prediction beside the delegate's verdict, by op */
     const lg_subgraph *sg = &m->subgraphs[0];
     int agree = (pred->ready != 0) == (on_gpu != 0);
     disagreement dis[64];
     size_t n_dis = disagreements(m, pred, rejected, dis, 64);
-    if (json) {
-        json_w j;
-        json_init(&j, stdout);
-        json_obj_open(&j);
-        json_key_str(&j, "model", pos[0]);
-        json_key_str(&j, "backend", "ML Drift (LiteRT.js WebGPU, headless Chromium)");
-        json_key_str(&j, "precision", prec);
-        json_key_str(&j, "fill", fill);
-        json_key_bool(&j, "compiled", compiled);
-        json_key_str(&j, "compile_error", jv_str(rep, "compile_error", NULL));
-        json_key_bool(&j, "fully_accelerated_flag", fully);
-        json_key_bool(&j, "fully_on_gpu", on_gpu);
-        json_key_double(&j, "gpu_ops", jv_num(rep, "gpu_ops", NAN));
-        json_key_double(&j, "cpu_ops", jv_num(rep, "cpu_ops", NAN));
-        json_key(&j, "rejected");
-        json_arr_open(&j);
+    *agree_out = agree;
+    if (j) {
+        json_obj_open(j);
+        json_key_str(j, "model", path);
+        json_key_bool(j, "compiled", compiled);
+        json_key_str(j, "compile_error", jv_str(rep, "compile_error", NULL));
+        json_key_bool(j, "fully_accelerated_flag", fully);
+        json_key_bool(j, "fully_on_gpu", on_gpu);
+        json_key_double(j, "gpu_ops", jv_num(rep, "gpu_ops", NAN));
+        json_key_double(j, "cpu_ops", jv_num(rep, "cpu_ops", NAN));
+        json_key(j, "rejected");
+        json_arr_open(j);
         for (size_t i = 0; rejected && i < rejected->n; i++) {
-            json_obj_open_flat(&j);
-            json_key_str(&j, "op", jv_str(jv_at(rejected, i), "op", ""));
-            json_key_str(&j, "message", jv_str(jv_at(rejected, i), "message", ""));
-            json_obj_close(&j);
+            json_obj_open_flat(j);
+            json_key_str(j, "op", jv_str(jv_at(rejected, i), "op", ""));
+            json_key_str(j, "message", jv_str(jv_at(rejected, i), "message", ""));
+            json_obj_close(j);
         }
-        json_arr_close(&j);
-        json_key(&j, "outputs");
-        json_arr_open(&j);
+        json_arr_close(j);
+        json_key(j, "outputs");
+        json_arr_open(j);
         for (size_t k = 0; k < n_out; k++) {
-            json_obj_open_flat(&j);
-            json_key_uint(&j, "index", k);
-            json_key_str(&j, "location", oc[k].location);
-            json_key_bool(&j, "trusted", trusted);
+            json_obj_open_flat(j);
+            json_key_uint(j, "index", k);
+            json_key_str(j, "location", oc[k].location);
+            json_key_bool(j, "trusted", trusted);
             if (oc[k].have) {
-                json_key_double(&j, "max_abs", oc[k].m.max_abs);
-                json_key_double(&j, "max_rel", oc[k].m.max_rel);
-                json_key_double(&j, "pearson", oc[k].m.pearson);
-                json_key_bool(&j, "argmax_equal", oc[k].argmax_equal);
+                json_key_double(j, "max_abs", oc[k].m.max_abs);
+                json_key_double(j, "max_rel", oc[k].m.max_rel);
+                json_key_double(j, "pearson", oc[k].m.pearson);
+                json_key_bool(j, "argmax_equal", oc[k].argmax_equal);
             }
-            json_obj_close(&j);
+            json_obj_close(j);
         }
-        json_arr_close(&j);
-        json_key_bool(&j, "within_tolerance", within);
-        json_key(&j, "check");
-        json_obj_open(&j);
-        json_key_bool(&j, "predicted_ready", pred->ready);
-        json_key_uint(&j, "blockers", pred->n_blockers);
-        json_key_bool(&j, "agrees", agree);
-        json_key(&j, "disagreements");
-        json_arr_open(&j);
+        json_arr_close(j);
+        json_key_bool(j, "within_tolerance", within);
+        json_key_double(j, "first_run_ms", jv_num(rep, "first_run_ms", NAN));
+        json_key_double(j, "run_ms", jv_num(rep, "run_ms", NAN));
+        json_key(j, "check");
+        json_obj_open(j);
+        json_key_bool(j, "predicted_ready", pred->ready);
+        json_key_uint(j, "blockers", pred->n_blockers);
+        json_key_bool(j, "agrees", agree);
+        json_key(j, "disagreements");
+        json_arr_open(j);
         for (size_t i = 0; i < n_dis; i++) {
-            json_obj_open_flat(&j);
-            json_key_str(&j, "op_name", dis[i].op);
-            json_key_str(&j, "rule", dis[i].rule);
-            json_key_bool(&j, "check_blocks", dis[i].check_blocks);
-            json_key_bool(&j, "delegate_rejects", dis[i].delegate_rejects);
-            json_key_bool(&j, "expected_backend_difference", dis[i].expected);
-            json_obj_close(&j);
+            json_obj_open_flat(j);
+            json_key_str(j, "op_name", dis[i].op);
+            json_key_str(j, "rule", dis[i].rule);
+            json_key_bool(j, "check_blocks", dis[i].check_blocks);
+            json_key_bool(j, "delegate_rejects", dis[i].delegate_rejects);
+            json_key_bool(j, "expected_backend_difference", dis[i].expected);
+            json_obj_close(j);
         }
-        json_arr_close(&j);
-        json_key(&j, "blocked_ops");
-        json_arr_open_flat(&j);
+        json_arr_close(j);
+        json_key(j, "blocked_ops");
+        json_arr_open(j);
         for (uint32_t i = 0; i < pred->n_findings; i++)
             if (pred->findings[i].rule->severity == LG_SEV_BLOCKER && pred->findings[i].op >= 0) {
-                json_obj_open_flat(&j);
-                json_key_int(&j, "op", pred->findings[i].op);
-                json_key_str(&j, "op_name", lg_op_name(m, &sg->ops[pred->findings[i].op]));
-                json_key_str(&j, "rule", pred->findings[i].rule->id);
-                json_obj_close(&j);
+                json_obj_open_flat(j);
+                json_key_int(j, "op", pred->findings[i].op);
+                json_key_str(j, "op_name", lg_op_name(m, &sg->ops[pred->findings[i].op]));
+                json_key_str(j, "rule", pred->findings[i].rule->id);
+                json_obj_close(j);
             }
-        json_arr_close(&j);
-        json_obj_close(&j);
-        json_key_bool(&j, "ok", ok);
-        json_obj_close(&j);
-        rc = json_finish(&j) ? cli_error("cannot write the report") : (ok ? CLI_OK : CLI_FINDINGS);
+        json_arr_close(j);
+        json_obj_close(j);
+        json_key_bool(j, "ok", ok);
+        json_obj_close(j);
     } else {
-        printf("%s on ML Drift (LiteRT.js WebGPU, %s, input %s): %s\n", pos[0], prec, fill,
+        printf("%s on ML Drift (LiteRT.js WebGPU, %s, input %s): %s\n", path, prec, fill,
                !compiled ? "DID NOT COMPILE" : on_gpu ? (within ? "FULLY ON THE GPU, outputs match the CPU"
                                                                 : "FULLY ON THE GPU, outputs DIFFER from the CPU")
                                              : "NOT FULLY ON THE GPU");
@@ -428,26 +347,168 @@ int cmd_verify(const cli_verb *v, int argc, char **argv) {
                    oc[k].m.max_rel, oc[k].m.pearson, oc[k].argmax_equal ? "same" : "differs",
                    trusted ? "" : "  (UNTRUSTWORTHY: partially delegated run)");
         }
-        printf("check --target mldrift predicted %s (%u blocker(s)); the delegate says %s: %s\n",
+        printf("  check --target mldrift predicted %s (%u blocker(s)); the delegate says %s: %s\n",
                pred->ready ? "READY" : "NOT READY", pred->n_blockers, on_gpu ? "fully on the GPU" : "not fully on the GPU",
                agree ? "AGREE" : "DISAGREE");
         for (size_t i = 0; i < n_dis; i++) {
             if (dis[i].check_blocks)
-                printf("  %s: check blocks it (%s), the delegate took it%s\n", dis[i].op, dis[i].rule,
+                printf("    %s: check blocks it (%s), the delegate took it%s\n", dis[i].op, dis[i].rule,
                        dis[i].expected ? " (a Mali field rule: not expected on WebGPU)" : "");
             else
-                printf("  %s: the delegate rejected it, check did not predict it\n", dis[i].op);
+                printf("    %s: the delegate rejected it, check did not predict it\n", dis[i].op);
         }
-        if (out_dir) printf("outputs and the harness log are in %s\n", out_dir);
-        rc = ok ? CLI_OK : CLI_FINDINGS;
     }
     free(oc);
-    jv_free(rep);
-out_tmp:
-    if (own_tmp) rm_tree(tmp);
+    return ok;
+}
+
+int cmd_verify(const cli_verb *v, int argc, char **argv) {
+    bool json = false, force = false;
+    const char *prec = NULL, *fill = NULL, *out_dir = NULL, *corr_s = NULL, *timeout_s = NULL;
+    const cli_flag flags[] = {
+        {"--json", NULL, &json, NULL, NULL, NULL, 0},
+        {"--force", NULL, &force, NULL, NULL, NULL, 0},
+        {"--precision", "-p", NULL, &prec, NULL, NULL, 0},
+        {"--fill", NULL, NULL, &fill, NULL, NULL, 0},
+        {"--out", "-o", NULL, &out_dir, NULL, NULL, 0},
+        {"--corr", NULL, NULL, &corr_s, NULL, NULL, 0},
+        {"--timeout", NULL, NULL, &timeout_s, NULL, NULL, 0},
+        {NULL, NULL, NULL, NULL, NULL, NULL, 0},
+    };
+    const char *pos[MAX_MODELS];
+    int n_pos = 0;
+    int rc = cli_parse(v, argc, argv, flags, pos, MAX_MODELS, &n_pos);
+    if (rc >= 0) return rc;
+    if (n_pos < 1) return cli_usage_error(v, "expected MODEL...");
+    if (!prec) prec = "fp32";
+    if (strcmp(prec, "fp32") && strcmp(prec, "fp16")) return cli_usage_error(v, "--precision takes fp32 or fp16");
+    if (!fill) fill = "half";
+    if (strcmp(fill, "half") && strcmp(fill, "pattern")) return cli_usage_error(v, "--fill takes half or pattern");
+    double corr = strcmp(prec, "fp16") == 0 ? 0.99 : 0.999;
+    char *end;
+    if (corr_s && (!((corr = strtod(corr_s, &end)) > 0 && corr <= 1) || *end)) return cli_usage_error(v, "--corr takes (0, 1]");
+    long timeout = 180;
+    if (timeout_s && ((timeout = strtol(timeout_s, &end, 10)) < 1 || *end || timeout > 3600)) return cli_usage_error(v, "--timeout takes 1..3600 seconds");
+    char timeout_ms[32];
+    snprintf(timeout_ms, sizeof timeout_ms, "%ld", timeout * 1000);
+
+    /* the oracle must be there: never a stack trace, one line saying how to get it */
+    char home[PATH_MAX], p1[PATH_MAX + 64], p2[PATH_MAX + 64];
+    if (find_home(home, sizeof home)) return cli_error("cannot locate litegpu's files (set LITEGPU_HOME)");
+    snprintf(p1, sizeof p1, "%s/peers/verify/verify.js", home);
+    snprintf(p2, sizeof p2, "%s/peers/node_modules/playwright-core", home);
+    const char *chromium = getenv("LITEGPU_CHROMIUM") ? getenv("LITEGPU_CHROMIUM") : "/usr/bin/chromium";
+    if (!exists(p1) || !exists(p2) || !exists(chromium))
+        return cli_error("verify needs Chromium, Node.js and the npm packages in peers/ (missing %s): run 'make verify-deps'",
+                         !exists(p1) ? p1 : !exists(p2) ? p2 : chromium);
+
+    cli_file files[MAX_MODELS];
+    lg_model *models[MAX_MODELS] = {0};
+    lg_check_report *preds[MAX_MODELS] = {0};
+    int n_loaded = 0;
+    rc = CLI_OK;
+    for (int i = 0; i < n_pos; i++) {
+        if (cli_model_load(pos[i], &files[i], &models[i]) != 0) { rc = CLI_ERROR; break; }
+        n_loaded++;
+        lg_error err;
+        lg_check_options co = {LG_TARGET_MLDRIFT, 0};
+        if (lg_check_model(models[i], &co, &preds[i], &err) != LG_OK) { rc = cli_lib_error(pos[i], &err); break; }
+    }
+    char tmp[] = "/tmp/litegpu-verify-XXXXXX";
+    int own_tmp = 0;
+    const char *dir = out_dir;
+    char *otext = NULL, *etext = NULL;
+    if (rc != CLI_OK) goto out;
+    if (out_dir) {
+        if (cli_out_dir(out_dir, force)) { rc = CLI_ERROR; goto out; }
+    } else {
+        if (!mkdtemp(tmp)) { rc = cli_error("cannot create a temporary folder: %s", strerror(errno)); goto out; }
+        dir = tmp;
+        own_tmp = 1;
+    }
+    char so[PATH_MAX + 32], se[PATH_MAX + 32];
+    snprintf(so, sizeof so, "%s/harness.json", dir);
+    snprintf(se, sizeof se, "%s/harness.log", dir);
+    if (isatty(2)) fprintf(stderr, "verify: running %d model(s) on ML Drift (WebGPU, %s) in headless Chromium...\n", n_pos, prec);
+    int hrc = run_harness(home, pos, n_pos, prec, fill, dir, timeout_ms, so, se);
+    size_t ol = 0;
+    otext = slurp(so, &ol);
+    etext = slurp(se, NULL);
+    char line[400];
+    if (hrc == 4 || hrc == 127 || hrc < 0) {
+        first_line(etext && etext[0] ? etext : "the harness could not start", line, sizeof line);
+        rc = cli_error("verify: the GPU oracle is unavailable: %s (run 'make verify-deps')", line);
+        goto out;
+    }
+    if (hrc == 2 || !otext || !ol) {
+        first_line(etext && etext[0] ? etext : "no report", line, sizeof line);
+        rc = cli_error("verify: the harness failed (exit %d): %s", hrc, line);
+        goto out;
+    }
+    /* one report line per model, in order */
+    jv *reps[MAX_MODELS] = {0};
+    int n_reps = 0;
+    for (char *p = otext; *p && n_reps < n_pos;) {
+        char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        if (len > 0 && p[0] == '{') {
+            char jerr[128];
+            reps[n_reps] = jv_parse(p, len, jerr, sizeof jerr);
+            if (!reps[n_reps]) {
+                rc = cli_error("verify: cannot read the harness report for %s: %s", pos[n_reps], jerr);
+                for (int i = 0; i < n_reps; i++) jv_free(reps[i]);
+                goto out;
+            }
+            n_reps++;
+        }
+        p = nl ? nl + 1 : p + len;
+    }
+    if (n_reps != n_pos) {
+        rc = cli_error("verify: the harness reported %d of %d model(s)", n_reps, n_pos);
+        for (int i = 0; i < n_reps; i++) jv_free(reps[i]);
+        goto out;
+    }
+    json_w j;
+    int all_ok = 1, n_agree = 0, n_ok = 0;
+    if (json) {
+        json_init(&j, stdout);
+        json_obj_open(&j);
+        json_key_str(&j, "backend", "ML Drift (LiteRT.js WebGPU, headless Chromium)");
+        json_key_str(&j, "precision", prec);
+        json_key_str(&j, "fill", fill);
+        json_key(&j, "models");
+        json_arr_open(&j);
+    }
+    for (int i = 0; i < n_pos; i++) {
+        int agree = 0;
+        if (verify_one(pos[i], models[i], preds[i], reps[i], dir, prec, fill, corr, json ? &j : NULL, &agree)) n_ok++;
+        else all_ok = 0;
+        n_agree += agree;
+        jv_free(reps[i]);
+    }
+    if (json) {
+        json_arr_close(&j);
+        json_key_int(&j, "check_agrees", n_agree);
+        json_key_int(&j, "models_ok", n_ok);
+        json_key_int(&j, "models_checked", n_pos);
+        json_key_bool(&j, "ok", all_ok);
+        json_obj_close(&j);
+        rc = json_finish(&j) ? cli_error("cannot write the report") : (all_ok ? CLI_OK : CLI_FINDINGS);
+    } else {
+        if (n_pos > 1)
+            printf("%d model(s): %d fully on the GPU and within tolerance; check agrees with the delegate on %d\n", n_pos,
+                   n_ok, n_agree);
+        if (out_dir) printf("outputs and the harness log are in %s\n", out_dir);
+        rc = all_ok ? CLI_OK : CLI_FINDINGS;
+    }
 out:
-    lg_check_report_free(pred);
-    lg_model_free(m);
-    cli_file_close(&f);
+    free(otext);
+    free(etext);
+    if (own_tmp) rm_tree(tmp);
+    for (int i = 0; i < n_loaded; i++) {
+        lg_check_report_free(preds[i]);
+        lg_model_free(models[i]);
+        cli_file_close(&files[i]);
+    }
     return rc;
 }
