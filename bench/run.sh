@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/run.sh -- how fast and how lean is `litegpu info` on the largest model we have?
+# bench/run.sh -- how fast and how lean are `litegpu info` and `check` on the largest model we have?
 #
 #   bench/run.sh [--record] [-n N] [MODEL...]
 #
@@ -86,6 +86,7 @@ for model in models:
         "info": [cli, "info", model],
         "sha256sum": ["sha256sum", model],
         "convert": [cli, "convert", model, "-o", out, "--force"],
+        "check": [cli, "check", model],
     }
     names = list(cmds)
     for name in names:  # warm-up: page cache, dynamic loader
@@ -115,6 +116,7 @@ for model in models:
         "info_rss_over_file_size": round(c["info"]["rss_kib_median"] * 1024 / size, 3),
         "convert_over_sha256sum_time": round(c["convert"]["wall_ms_median"] / c["sha256sum"]["wall_ms_median"], 3),
         "convert_rss_over_file_size": round(c["convert"]["rss_kib_median"] * 1024 / size, 3),
+        "check_over_sha256sum_time": round(c["check"]["wall_ms_median"] / c["sha256sum"]["wall_ms_median"], 3),
     }
     results.append(r)
 
@@ -127,6 +129,7 @@ for model in models:
     q = r["ratios"]
     print(f"  info / sha256sum time: {q['info_over_sha256sum_time']:.2f}x;"
           f" info peak RSS / file size: {q['info_rss_over_file_size']:.2f}")
+    print(f"  check / sha256sum time: {q['check_over_sha256sum_time']:.2f}x (check touches no weights)")
     print(f"  convert / sha256sum time: {q['convert_over_sha256sum_time']:.2f}x;"
           f" convert peak RSS / file size: {q['convert_rss_over_file_size']:.2f}")
 
