@@ -67,12 +67,14 @@ $(B)/san/test_unit: $(SUNIT_OBJ) $(SLIB_OBJ)
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(SAN) -o $@ $^ $(LDLIBS)
 
-# libFuzzer target for the .tflite reader (clang + libclang-rt-14-dev).
-$(B)/fuzz/fuzz_tflite_read: fuzz/fuzz_tflite_read.c tests/tools/lg_harness.h $(LIB_SRC)
+# libFuzzer target for the .tflite reader (clang + libclang-rt-14-dev): the reader, the
+# writer, info and check on every accepted input (the interpreter is not linked in).
+FUZZ_SRC := $(filter-out src/run/%,$(LIB_SRC))
+$(B)/fuzz/fuzz_tflite_read: fuzz/fuzz_tflite_read.c tests/tools/lg_harness.h $(FUZZ_SRC)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZ    $@")
 	$(Q)$(CLANG) $(BASEFLAGS) -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	    -o $@ fuzz/fuzz_tflite_read.c $(LIB_SRC) $(LDLIBS)
+	    -o $@ fuzz/fuzz_tflite_read.c $(FUZZ_SRC) -lm
 
 deps:
 	@scripts/install-deps.sh

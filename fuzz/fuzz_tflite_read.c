@@ -27,6 +27,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "lg/check.h"
 #include "lg/info.h"
 #include "lg/lg.h"
 #include "../tests/tools/lg_harness.h"
@@ -48,6 +49,18 @@ static int check_info(const lg_model *m, char *why, size_t why_size) {
         return 1;
     }
     lg_info_free(info);
+    /* the checker reads untrusted models too: it must finish on every model the reader
+       accepts, for both targets */
+    for (int t = 0; t < LG_TARGET_COUNT; t++) {
+        lg_check_options co = {(lg_target)t, 0};
+        lg_check_report *rep = NULL;
+        st = lg_check_model(m, &co, &rep, &err);
+        if (st != LG_OK && st != LG_ERR_NOMEM) {
+            snprintf(why, why_size, "lg_check_model failed on an accepted model: %s (%s)", lg_status_str(st), err.msg);
+            return 1;
+        }
+        lg_check_report_free(rep);
+    }
     return 0;
 }
 
