@@ -6,19 +6,42 @@
  *                        RSQRT = 1 / sqrtf(x); EXP and TANH by the vectorizable Cephes
  *                        algorithms below, within 2 ulp)
  *   ROUND                float, half to even with TFLite's sign of zero (RoundToNearest)
- *   LOGISTIC             float, TFLite's reference: 1 above 16.619047, exp(x) below -9,
- *                        else 1 / (1 + exp(-x))
+ *   LOGISTIC             float, 1 / (1 + exp(-x)): fp32 arithmetic as XNNPACK's (below);
+ *                        LG_PREC_F16 as TFLite's reference kernel: 1 above 16.619047, exp(x)
+ *                        below -9, else 1 / (1 + exp(-x))
  *   RELU RELU6 RELU_N1_TO_1 RELU_0_TO_1   float clamps (NaN stays NaN)
  *   LEAKY_RELU           x > 0 ? x : x * alpha
  *   ELU                  x < 0 ? expm1f(x) : x
- *   HARD_SWISH           x * min(6, max(0, x + 3)) / 6
+ *   HARD_SWISH           x * min(6, max(0, x + 3)) / 6; fp32 arithmetic as XNNPACK's (below)
  *   GELU                 approximate: 0.5x(1 + tanh(sqrt(2/pi)(x + 0.044715x^3)));
  *                        exact: 0.5x * erfc(-x / sqrt(2)) (TFLite's form, which avoids the
  *                        cancellation of 1 + erf(x / sqrt 2) for large negative x)
  *   LOGICAL_NOT          BOOL
  * Quantized (INT8/UINT8/INT16) activations are refused with LG_ERR_UNSUPPORTED.
+ *
+ * fp32 arithmetic (LG_PREC_F32, LG_PREC_F32_F16) of HARD_SWISH and LOGISTIC is XNNPACK's as
+ * LiteRT.js runs it (wasm SIMD, no FMA), so that LiteRT.js's results are reproduced bit for bit
+ * (checked op by op on the corpus models):
+ *   HARD_SWISH  x * min(max(x * (1/6) + 0.5, 0), 1), 1/6 rounded to float (0x1.555556p-3):
+ *               XNNPACK's f32-vhswish; the same function as TFLite's, rounded differently.
+ *   LOGISTIC    XNNPACK's f32-vsigmoid "rr2_p5_div": e = exp(-|x|) by range reduction
+ *               (n = round(-|x| log2 e) by a magic bias that also carries the exponent bias of
+ *               s = 2^n, t = |x| + n ln2 with ln2 in two parts, a degree-5 polynomial p,
+ *               e = s + (t s) p), f = e / (e + 1) = sigmoid(-|x|), 0 past |x| = 87.34 (where
+ *               e would be subnormal); the result is f if x's sign bit is set, else 1 - f.
+ *               This is the whole sigmoid, within 3.6 ulp for |x| <= 87.33: TFLite's reference
+ *               kernel's cutoffs are approximations of it that XNNPACK (TFLite's default CPU
+ *               path) does not make, and they differ from it by 1 ulp in (16.62, 17.33) (1 vs
+ *               1 - 2^-24) and by the relative e^x below -9 (exp(x) vs e^x / (1 + e^x)).
+ * LG_PREC_F16 keeps TFLite's reference expressions (f_hard_swish, f_logistic).
  */
 #include "run/k_elementwise.h"
+
+/* Every product and sum is its own fp32 operation (XNNPACK's arithmetic on wasm has no FMA):
+   GCC in ISO C mode does not contract a*b+c into an FMA; clang does by default, so say it. */
+#ifdef __clang__
+#pragma clang fp contract(off)
+#endif
 
 typedef struct ew_uprm {
     float alpha;
@@ -120,6 +143,41 @@ static inline float f_logistic(float v) {
     const float mid = lgk_ew_self(low, e, 1.0f / (1.0f + e));
     return lgk_ew_self(v > 16.619047164916992188f, 1.0f, mid);
 }
+
+/* ---- fp32 arithmetic as XNNPACK's (see the header comment; no FMA, see the pragma above) */
+
+/* x * min(max(x * (1/6) + 0.5, 0), 1) */
+static inline float f_hard_swish_xnn(float v) {
+    const float g = v * 0x1.555556p-3f + 0.5f;
+    return v * lgk_ew_clampf(g, 0.0f, 1.0f);
+}
+
+/* exp(-z) for z = |x| in [0, 87.34] (beyond that the exponent trick wraps: callers select
+   something else), XNNPACK's rr2_p5 reduction and polynomial. */
+static inline float f_exp_neg_xnn(float z) {
+    const float magic = 0x1.8000FEp23f; /* 1.5 * 2^23 + 127: round to integer, biased exponent */
+    float n = z * -0x1.715476p+0f + magic;
+    const float s = f_from(f_bits(n) << 23); /* 2^n */
+    n = n - magic;
+    float t = n * 0x1.62E400p-1f + z; /* ln 2, high part */
+    t = n * 0x1.7F7D1Cp-20f + t;      /* ln 2, low part */
+    float p = t * -0x1.0F9F9Cp-7f + 0x1.573A1Ap-5f;
+    p = t * p + -0x1.555A80p-3f;
+    p = t * p + 0x1.FFFDC6p-2f;
+    p = t * p + -0x1.FFFFF6p-1f;
+    t = t * s;
+    return t * p + s;
+}
+
+/* 1 / (1 + exp(-x)) as XNNPACK's f32-vsigmoid: f = e / (e + 1) = sigmoid(-|x|) with
+   e = exp(-|x|) (0 past |x| = 87.34, where e would be subnormal), then f or 1 - f by x's sign
+   bit. No cutoffs: it is the exact sigmoid, rounded. */
+static inline float f_logistic_xnn(float v) {
+    const float z = fabsf(v);
+    const float e = f_exp_neg_xnn(z);
+    const float f = lgk_ew_self(z > 0x1.5D589Ep+6f, 0.0f, e / (e + 1.0f));
+    return lgk_ew_self(f_bits(v) >> 31, f, 1.0f - f);
+}
 /* TFLite's RoundToNearest: half to even; -0.4 -> +0 (not rintf's -0), -0 -> -0. */
 static inline float f_round(float v) {
     const float f = floorf(v);
@@ -163,6 +221,8 @@ EW_UN_DEF(u_relu01, float, float, NOPRE, f_relu01)
 EW_UN_DEF(u_leaky, float, float, ALPHA, OP_LEAKY)
 EW_UN_DEF(u_elu, float, float, NOPRE, f_elu)
 EW_UN_DEF(u_hard_swish, float, float, NOPRE, f_hard_swish)
+EW_UN_DEF(u_hard_swish_xnn, float, float, NOPRE, f_hard_swish_xnn)
+EW_UN_DEF(u_logistic_xnn, float, float, NOPRE, f_logistic_xnn)
 EW_UN_DEF(u_gelu_tanh, float, float, NOPRE, f_gelu_tanh)
 EW_UN_DEF(u_gelu_erf, float, float, NOPRE, f_gelu_erf)
 EW_UN_DEF(u_floor, float, float, NOPRE, floorf)
@@ -179,7 +239,7 @@ EW_UN_DEF(u_not, uint8_t, uint8_t, NOPRE, b_not)
 
 /* ------------------------------------------------------------------ prepare / eval */
 
-static ew_un_fn pick_float(int32_t code) {
+static ew_un_fn pick_float(int32_t code, int f16) {
     switch (code) {
     case LG_OP_ABS: return u_abs;
     case LG_OP_NEG: return u_neg;
@@ -191,14 +251,14 @@ static ew_un_fn pick_float(int32_t code) {
     case LG_OP_SIN: return u_sin;
     case LG_OP_COS: return u_cos;
     case LG_OP_TANH: return u_tanh;
-    case LG_OP_LOGISTIC: return u_logistic;
+    case LG_OP_LOGISTIC: return f16 ? u_logistic : u_logistic_xnn;
     case LG_OP_RELU: return u_relu;
     case LG_OP_RELU6: return u_relu6;
     case LG_OP_RELU_N1_TO_1: return u_relu1;
     case LG_OP_RELU_0_TO_1: return u_relu01;
     case LG_OP_LEAKY_RELU: return u_leaky;
     case LG_OP_ELU: return u_elu;
-    case LG_OP_HARD_SWISH: return u_hard_swish;
+    case LG_OP_HARD_SWISH: return f16 ? u_hard_swish : u_hard_swish_xnn;
     case LG_OP_FLOOR: return u_floor;
     case LG_OP_CEIL: return u_ceil;
     case LG_OP_ROUND: return u_round;
@@ -217,7 +277,7 @@ lg_status lgk_ew_unary_prepare(lgk_node *n, lg_error *err) {
         supported = "BOOL";
         if (x->type == LG_BOOL) fn = u_not;
     } else if (lgk_ew_is_float(x)) {
-        fn = pick_float(n->code);
+        fn = pick_float(n->code, n->ctx->prec == LG_PREC_F16);
         if (n->code == LG_OP_LEAKY_RELU) {
             const void *o;
             LG_TRY(lgk_ew_opts(n, LG_OPTS_LEAKY_RELU_OPTIONS, &o, err));

@@ -7,7 +7,11 @@
  * an empty axes list copies. Every output element folds its inputs in increasing input
  * index order; in LG_PREC_F16 each partial sum (SUM, MEAN) or product (PROD) is rounded to
  * half, so a channel sum past 65504 becomes inf as on a GPU reducing in fp16. MEAN divides
- * the sum by the element count in fp32. */
+ * the sum by the element count in fp32, except in fp32 arithmetic (LG_PREC_F32, LG_PREC_F32_F16)
+ * when the innermost dim is kept (e.g. MEAN over H and W of NHWC, a global average pool): there
+ * the sum, folded row by row in input order, is multiplied by the float 1 / count, which is
+ * XNNPACK's arithmetic for that case (its "rdsum" kernels, scale = 1.0f / count) as LiteRT.js
+ * runs it: same results bit for bit. */
 #include <float.h>
 
 #include "run/k_reduce.h"
@@ -246,8 +250,12 @@ static lg_status red_eval_f32(lgk_node *n, const red_state *s) {
         for (int64_t i = 0; i < s->out_numel; i++) o[i] = NAN; /* TFLite: mean of nothing is NaN */
         return LG_OK;
     }
-    red_fold_f32(s, n->ctx->prec == LG_PREC_F16, x, o);
-    if (s->op == RED_MEAN) {
+    const int f16 = n->ctx->prec == LG_PREC_F16;
+    red_fold_f32(s, f16, x, o);
+    if (s->op == RED_MEAN && !f16 && !s->red[s->m - 1]) {
+        const float scale = 1.0f / (float)(double)s->count; /* XNNPACK's: see the header */
+        for (int64_t i = 0; i < s->out_numel; i++) o[i] = o[i] * scale;
+    } else if (s->op == RED_MEAN) {
         const float cnt = (float)s->count;
         for (int64_t i = 0; i < s->out_numel; i++) o[i] = o[i] / cnt;
     }

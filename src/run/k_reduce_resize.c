@@ -10,13 +10,30 @@
  * In LG_PREC_F16 the taps are blended as a GPU shader does, mix(mix(v00, v01, dx),
  * mix(v10, v11, dx), dy) with mix(a, b, t) = a + (b - a) * t, every difference, product and
  * sum rounded to half (the fractions dx, dy stay fp32). Where the source index is clamped
- * (i0 == i1) this returns the pixel exactly, while the fp32 reference expression can be off
- * by an ulp (e.g. v * 1.25 + v * -0.25), as TFLite's is.
+ * (i0 == i1) this returns the pixel exactly, while TFLite's reference expression can be off
+ * by an ulp (e.g. v * 1.25 + v * -0.25).
+ * fp32 arithmetic (LG_PREC_F32, LG_PREC_F32_F16) is XNNPACK's as LiteRT.js runs it (TFLite's
+ * XNNPACK delegate: align_corners -> XNN_FLAG_ALIGN_CORNERS, neither flag -> "TensorFlow legacy"
+ * mode, half_pixel_centers -> XNNPACK's default), reproducing its results bit for bit: per axis,
+ * in float,
+ *   src = o * scale                                   (legacy, align_corners)
+ *   src = min(max(o * scale + (0.5 * scale - 0.5), 0), in - 1)   (half_pixel_centers)
+ *   i0 = (int)src, i1 = min(i0 + 1, in - 1), a = src - i0
+ * (XNNPACK's indirection init), then per pixel (its f32-ibilinear kernel, no FMA)
+ *   top = (v01 - v00) * ax + v00, bottom = (v11 - v10) * ax + v10, y = (bottom - top) * ay + top.
+ * Same bilinear formula: the half-pixel source differs from TFLite's only in rounding, and where
+ * TFLite's source lies outside [0, in - 1] both give the edge pixel (XNNPACK exactly, with a = 0).
  *
  * Nearest, per axis: i = min(align_corners ? round((o + offset) * scale)
  *                                          : floor((o + offset) * scale), in - 1),
  * offset = 0.5 with half_pixel_centers (then also i = max(i, 0)), round half away from 0. */
 #include "run/k_reduce.h"
+
+/* Every product and sum is its own fp32 operation (XNNPACK's arithmetic on wasm has no FMA):
+   GCC in ISO C mode does not contract a*b+c into an FMA; clang does by default, so say it. */
+#ifdef __clang__
+#pragma clang fp contract(off)
+#endif
 
 typedef struct resize_state {
     int64_t batch, ih, iw, oh, ow, ch;
@@ -83,6 +100,27 @@ static void bilinear_axis(int64_t in, int64_t out, float scale, int half, int32_
     }
 }
 
+/* XNNPACK's per-axis source indices and fractions (xnn_indirection_init_resize_bilinear2d_hwc_f32);
+   `half` selects its half-pixel mode, else o * scale (its legacy and align_corners modes) */
+static void bilinear_axis_xnn(int64_t in, int64_t out, float scale, int half, int32_t *i0, int32_t *i1,
+                              float *d) {
+    const float offset = 0.5f * scale - 0.5f;
+    const float hi = (float)(in - 1);
+    for (int64_t o = 0; o < out; o++) {
+        float src = (float)o * scale;
+        if (half) {
+            src = src + offset;
+            src = src < 0.0f ? 0.0f : src;
+            src = src > hi ? hi : src;
+        }
+        int64_t lo = (int64_t)src;
+        if (lo > in - 1) lo = in - 1; /* never for valid scales; keeps reads in bounds */
+        i0[o] = (int32_t)lo;
+        i1[o] = (int32_t)(lo + 1 < in - 1 ? lo + 1 : in - 1);
+        d[o] = src - (float)lo;
+    }
+}
+
 lg_status lgk_resize_bilinear_prepare(lgk_node *n, lg_error *err) {
     int32_t oh, ow;
     LG_TRY(resize_common(n, &oh, &ow, err));
@@ -110,8 +148,13 @@ lg_status lgk_resize_bilinear_prepare(lgk_node *n, lg_error *err) {
     s->x1 = lgk_alloc(n, (size_t)ow * 4);
     s->dx = lgk_alloc(n, (size_t)ow * 4);
     if (!s->y0 || !s->y1 || !s->dy || !s->x0 || !s->x1 || !s->dx) return lgk_fail(n, LG_ERR_NOMEM, err, "out of memory");
-    bilinear_axis(s->ih, oh, bilinear_scale(s->ih, oh, align), half, s->y0, s->y1, s->dy);
-    bilinear_axis(s->iw, ow, bilinear_scale(s->iw, ow, align), half, s->x0, s->x1, s->dx);
+    if (n->ctx->prec == LG_PREC_F16) {
+        bilinear_axis(s->ih, oh, bilinear_scale(s->ih, oh, align), half, s->y0, s->y1, s->dy);
+        bilinear_axis(s->iw, ow, bilinear_scale(s->iw, ow, align), half, s->x0, s->x1, s->dx);
+    } else {
+        bilinear_axis_xnn(s->ih, oh, bilinear_scale(s->ih, oh, align), half, s->y0, s->y1, s->dy);
+        bilinear_axis_xnn(s->iw, ow, bilinear_scale(s->iw, ow, align), half, s->x0, s->x1, s->dx);
+    }
     return LG_OK;
 }
 
@@ -122,11 +165,15 @@ typedef struct resize_job {
     uint8_t *y;
 } resize_job;
 
-/* One output pixel: the reference's expression, evaluated in its order. */
+/* One output pixel in fp32: XNNPACK's f32-ibilinear order (p01 is the right neighbour of p00 in
+   the top row, p10 the pixel below p00). */
 static void bilinear_px(float *restrict o, const float *restrict p00, const float *restrict p10,
-                        const float *restrict p01, const float *restrict p11, float wy0, float wy1, float wx0,
-                        float wx1, int64_t C) {
-    LGK_RED_LOOP(C, o[i] = p00[i] * wy0 * wx0 + p10[i] * wy1 * wx0 + p01[i] * wy0 * wx1 + p11[i] * wy1 * wx1);
+                        const float *restrict p01, const float *restrict p11, float ay, float ax, int64_t C) {
+    LGK_RED_LOOP(C, {
+        const float top = (p01[i] - p00[i]) * ax + p00[i];
+        const float bot = (p11[i] - p10[i]) * ax + p10[i];
+        o[i] = (bot - top) * ay + top;
+    });
 }
 
 /* one job item = one output row (b, y) */
@@ -140,12 +187,12 @@ static void bilinear_rows(void *ud, int64_t begin, int64_t end) {
     float *out = (float *)j->y;
     for (int64_t r = begin; r < end; r++) {
         const int64_t b = r / s->oh, oy = r % s->oh;
-        const float dy = s->dy[oy], wy0 = 1.0f - dy;
+        const float dy = s->dy[oy];
         const float *row0 = in + (b * s->ih + s->y0[oy]) * s->iw * C;
         const float *row1 = in + (b * s->ih + s->y1[oy]) * s->iw * C;
         float *o = out + r * s->ow * C;
         for (int64_t ox = 0; ox < s->ow; ox++, o += C) {
-            const float dx = s->dx[ox], wx0 = 1.0f - dx;
+            const float dx = s->dx[ox];
             const float *p00 = row0 + s->x0[ox] * C, *p01 = row0 + s->x1[ox] * C;
             const float *p10 = row1 + s->x0[ox] * C, *p11 = row1 + s->x1[ox] * C;
             if (f16) {
@@ -157,7 +204,7 @@ static void bilinear_rows(void *ud, int64_t begin, int64_t end) {
                     o[k] = lgk_mac(c, top, lgk_h(c, bot - top), dy);
                 }
             } else {
-                bilinear_px(o, p00, p10, p01, p11, wy0, dy, wx0, dx, C);
+                bilinear_px(o, p00, p10, p01, p11, dy, dx, C);
             }
         }
     }

@@ -10,6 +10,7 @@
 #include "lg/lg.h"
 #include "lg/run.h"
 #include "tf.h"
+#include "util/half.h"
 
 /* ------------------------------------------------------------------ the one-op rig */
 
@@ -1011,21 +1012,6 @@ LG_TEST(k_elementwise_unary_int32_int64) {
     EXPECT_FAIL(&c, LG_ERR_UNSUPPORTED, "INT32");
 }
 
-LG_TEST(k_elementwise_logistic_cutoffs) {
-    /* TFLite reference: 1 above 16.619047, exp(x) below -9, else 1 / (1 + exp(-x)) */
-    const float x[6] = {0, 1, -1, 20, -10, 16.5f};
-    op_case c = un(LG_OP_LOGISTIC, IN_F(LG_DIMS(6), x), LG_FLOAT32, LG_DIMS(6));
-    const float want[6] = {0.5f, 0.7310585786f, 0.2689414214f, 1, 4.539992976e-5f, 0.9999999329f};
-    EXPECT_F32(&c, LG_PREC_F32, want, 1e-7);
-    op_run r;
-    if (run_ok(&c, LG_PREC_F32, &r, __LINE__)) {
-        const float *o = r.data;
-        CHECK(o[3] == 1.0f);
-        CHECK_NEAR(o[4] / exp(-10.0), 1, 3e-7); /* the exp branch, not 1/(1+e^10) */
-        free_run(&r);
-    }
-}
-
 /* Error of got against the double-precision value want, in units of want's float ulp. */
 static double ulps(float got, double want) {
     if (isnan(want)) return isnan(got) ? 0 : 1e9;
@@ -1035,19 +1021,115 @@ static double ulps(float got, double want) {
     return fabs((double)got - want) / u;
 }
 
-LG_TEST(k_elementwise_exp_tanh_logistic_within_2_ulp) {
-    /* EXP, TANH and LOGISTIC use their own vectorizable exp (Cephes); checked against double
-       libm over [-110, 110] (overflow, subnormal results, the logistic cutoffs) and over
-       +-[1e-30, 3] (tanh's polynomial, exp near 1) */
+/* LOGISTIC with fp32 arithmetic is XNNPACK's sigmoid (f32-vsigmoid "rr2_p5_div"), what LiteRT.js
+   computes: all of 1 / (1 + exp(-x)), without the cutoffs of TFLite's reference kernel (1 above
+   16.619047, exp(x) below -9); exp(-|x|) is flushed to 0 past |x| = 87.34 (the true sigmoid is
+   subnormal there). LG_PREC_F16 keeps the reference's branches. */
+LG_TEST(k_elementwise_logistic_fp32_full_sigmoid) {
+    const float x[8] = {0, 1, -1, 20, -10, 17, -90, 90};
+    op_case c = un(LG_OP_LOGISTIC, IN_F(LG_DIMS(8), x), LG_FLOAT32, LG_DIMS(8));
+    /* sigmoid(17) = 1 - 4.14e-8 rounds to 1 - 2^-24 (0x1.fffffep-1; TFLite's reference: 1);
+       sigmoid(-10) = 4.539786870e-5 (TFLite's reference: exp(-10) = 4.539992976e-5) */
+    const float want[8] = {0.5f, 0.7310585786f, 0.2689414214f, 1, 4.539786870e-5f, 0x1.fffffep-1f, 0, 1};
+    EXPECT_F32(&c, LG_PREC_F32, want, 1e-7);
+    op_run r;
+    if (run_ok(&c, LG_PREC_F32, &r, __LINE__)) {
+        const float *o = r.data;
+        CHECK(o[0] == 0.5f);
+        CHECK(o[3] == 1.0f);
+        CHECK(o[5] == 0x1.fffffep-1f);
+        CHECK_NEAR(o[4] / (1.0 / (1.0 + exp(10.0))), 1, 3e-7); /* the whole sigmoid, not exp(-10) */
+        CHECK(o[6] == 0.0f && o[7] == 1.0f);
+        free_run(&r);
+    }
+    /* specials */
+    const float sx[4] = {NAN, INFINITY, -INFINITY, -0.0f};
+    c = un(LG_OP_LOGISTIC, IN_F(LG_DIMS(4), sx), LG_FLOAT32, LG_DIMS(4));
+    const float ws[4] = {NAN, 1, 0, 0.5f};
+    EXPECT_F32(&c, LG_PREC_F32, ws, 0);
+}
+
+/* XNNPACK's sigmoid written out per element, from its description: e = exp(-z), z = |x|, by
+   n = round(-z log2 e) (the product rounded to float, then to an integer by adding and
+   subtracting 1.5 * 2^23 + 127), t = z + n ln2 with ln2 in a high and a low part, a degree-5
+   polynomial p(t), e = s + (t s) p with s = 2^n; f = e / (e + 1); the result is f for x with
+   the sign bit set, else 1 - f; 0 / 1 past |x| = 0x1.5D589Ep+6. Every step rounds to float. */
+static float naive_sigmoid_xnn(float x) {
+    const float z = fabsf(x);
+    if (isnan(x)) return x;
+    if (z > 0x1.5D589Ep+6f) return signbit(x) ? 0.0f : 1.0f;
+    const float bias = 0x1.8000FEp23f;
+    const float nb = z * -0x1.715476p+0f + bias;
+    const float n = nb - bias;
+    const float s = ldexpf(1.0f, (int)n);
+    float t = n * 0x1.62E400p-1f + z;
+    t = n * 0x1.7F7D1Cp-20f + t;
+    float p = t * -0x1.0F9F9Cp-7f + 0x1.573A1Ap-5f;
+    p = t * p + -0x1.555A80p-3f;
+    p = t * p + 0x1.FFFDC6p-2f;
+    p = t * p + -0x1.FFFFF6p-1f;
+    const float ts = t * s;
+    const float e = ts * p + s;
+    const float f = e / (e + 1.0f);
+    return signbit(x) ? f : 1.0f - f;
+}
+
+LG_TEST(k_elementwise_logistic_fp32_xnnpack_order_and_accuracy) {
+    /* bit for bit the naive loop above over [-100, 100] (both cutoffs, the flush) and
+       +-[1e-30, 3]; and within 4 ulp of the double-precision sigmoid wherever |x| <= 87.33
+       (3.53 ulp is the worst case over every float there) */
+    enum { N = 40001 };
+    static float x[2 * N], want[2 * N];
+    for (int i = 0; i < N; i++) {
+        x[i] = (float)(-100.0 + 200.0 * i / (N - 1));
+        x[N + i] = (float)((i % 2 ? -1 : 1) * pow(10.0, -30.0 + 30.5 * i / (N - 1)));
+    }
+    int differs_from_reference = 0;
+    for (int i = 0; i < 2 * N; i++) {
+        want[i] = naive_sigmoid_xnn(x[i]);
+        const double v = x[i];
+        const float ref = (float)(v > 16.619047164916992188 ? 1.0 : v < -9 ? exp(v) : 1.0 / (1.0 + exp(-v)));
+        differs_from_reference += want[i] != ref;
+    }
+    CHECK(differs_from_reference > 1000); /* the test tells the two apart */
+    op_case c = un(LG_OP_LOGISTIC, IN_F(LG_DIMS(2 * N), x), LG_FLOAT32, LG_DIMS(2 * N));
+    op_run r;
+    if (!run_ok(&c, LG_PREC_F32, &r, __LINE__)) return;
+    const float *o = r.data;
+    CHECK(memcmp(o, want, sizeof want) == 0);
+    double worst = 0;
+    float at = 0;
+    for (int i = 0; i < 2 * N; i++) {
+        if (fabsf(x[i]) > 87.33f) continue;
+        const double e = ulps(o[i], 1.0 / (1.0 + exp(-(double)x[i])));
+        if (e > worst) { worst = e; at = x[i]; }
+    }
+    if (worst > 4.0) tf_fail(__FILE__, __LINE__, "LOGISTIC: %.2f ulp at x = %.9g (allowed 4)", worst, (double)at);
+    free_run(&r);
+    /* LG_PREC_F32_F16 computes the same fp32 arithmetic on half-rounded inputs */
+    if (run_ok(&c, LG_PREC_F32_F16, &r, __LINE__)) {
+        o = r.data;
+        int bad = 0;
+        for (int i = 0; i < 2 * N && !bad; i++)
+            bad = o[i] != lg_round_half(naive_sigmoid_xnn(lg_round_half(x[i])));
+        CHECK(!bad);
+        free_run(&r);
+    }
+}
+
+LG_TEST(k_elementwise_exp_tanh_within_2_ulp) {
+    /* EXP and TANH use their own vectorizable exp (Cephes); checked against double libm over
+       [-110, 110] (overflow, subnormal results) and over +-[1e-30, 3] (tanh's polynomial, exp
+       near 1). LOGISTIC in fp32 is XNNPACK's sigmoid, tested above. */
     enum { N = 40001 };
     static float x[2 * N];
     for (int i = 0; i < N; i++) {
         x[i] = (float)(-110.0 + 220.0 * i / (N - 1));
         x[N + i] = (float)((i % 2 ? -1 : 1) * pow(10.0, -30.0 + 30.5 * i / (N - 1)));
     }
-    const int32_t codes[3] = {LG_OP_EXP, LG_OP_TANH, LG_OP_LOGISTIC};
-    const double tol[3] = {1.0, 1.5, 2.0};
-    for (int k = 0; k < 3; k++) {
+    const int32_t codes[2] = {LG_OP_EXP, LG_OP_TANH};
+    const double tol[2] = {1.0, 1.5};
+    for (int k = 0; k < 2; k++) {
         op_case c = un(codes[k], IN_F(LG_DIMS(2 * N), x), LG_FLOAT32, LG_DIMS(2 * N));
         op_run r;
         if (!run_ok(&c, LG_PREC_F32, &r, __LINE__)) continue;
@@ -1056,8 +1138,7 @@ LG_TEST(k_elementwise_exp_tanh_logistic_within_2_ulp) {
         float at = 0;
         for (int i = 0; i < 2 * N; i++) {
             double v = x[i];
-            double w = codes[k] == LG_OP_EXP ? exp(v) : codes[k] == LG_OP_TANH ? tanh(v)
-                     : v > 16.619047164916992188 ? 1.0 : v < -9 ? exp(v) : 1.0 / (1.0 + exp(-v));
+            double w = codes[k] == LG_OP_EXP ? exp(v) : tanh(v);
             double e = ulps(o[i], w);
             if (e > worst) { worst = e; at = x[i]; }
         }
@@ -1074,9 +1155,6 @@ LG_TEST(k_elementwise_exp_tanh_logistic_within_2_ulp) {
     c.code = LG_OP_TANH;
     const float wt[6] = {NAN, 1, -1, 1, 1, -1};
     EXPECT_F32(&c, LG_PREC_F32, wt, 0);
-    c.code = LG_OP_LOGISTIC;
-    const float wl[6] = {NAN, 1, 0, 1, 1, 1.4013e-45f};
-    EXPECT_F32(&c, LG_PREC_F32, wl, 0);
 }
 
 LG_TEST(k_elementwise_relu_family_edges_and_nan) {
@@ -1126,6 +1204,57 @@ LG_TEST(k_elementwise_elu_hard_swish) {
     c = un(LG_OP_HARD_SWISH, IN_F(LG_DIMS(7), h), LG_FLOAT32, LG_DIMS(7));
     const float hs[7] = {0, 0, -1.0f / 3.0f, 0, 4.0f / 6.0f, 3, 4};
     EXPECT_F32(&c, LG_PREC_F32, hs, 1e-7);
+}
+
+/* HARD_SWISH with fp32 arithmetic is XNNPACK's f32-vhswish order, what LiteRT.js computes:
+   x * min(max(x * (1/6) + 0.5, 0), 1) with 1/6 rounded to float (0x1.555556p-3), each step
+   rounded; LG_PREC_F16 keeps TFLite's order x * min(6, max(0, x + 3)) / 6. */
+static float naive_hswish_xnn(float x) {
+    float g = x * 0x1.555556p-3f;
+    g = g + 0.5f;
+    g = g < 0.0f ? 0.0f : g > 1.0f ? 1.0f : g;
+    return x * g;
+}
+static float naive_hswish_tflite(float x) {
+    float r = x + 3.0f;
+    r = r < 0.0f ? 0.0f : r > 6.0f ? 6.0f : r;
+    return x * r / 6.0f;
+}
+
+LG_TEST(k_elementwise_hard_swish_fp32_xnnpack_order) {
+    /* by hand: x = 2: 2 * fl(1/6) = 0.333333343 exactly, + 0.5 rounds to 0.833333373
+       (0x1.aaaaacp-1), times 2 = 1.66666675 (0x1.aaaaacp+0), where TFLite's 2 * 5 / 6 gives
+       1.66666663 (0x1.aaaaaap+0); x = -1: -fl(1/6) + 0.5 = 0.333333313 (0x1.555554p-2), so
+       -0x1.555554p-2 where TFLite's -1 * 2 / 6 gives -0x1.555556p-2; -2.5: -0x1.aaaaa4p-3
+       (TFLite: -0x1.aaaaaap-3); at and past the clamps both are exact */
+    const float x[8] = {2, -1, -2.5f, -3, 3, -4, 4, 0};
+    const float want[8] = {0x1.aaaaacp+0f, -0x1.555554p-2f, -0x1.aaaaa4p-3f, -0.0f, 3, -0.0f, 4, 0};
+    op_case c = un(LG_OP_HARD_SWISH, IN_F(LG_DIMS(8), x), LG_FLOAT32, LG_DIMS(8));
+    EXPECT_F32(&c, LG_PREC_F32, want, 0);
+    /* a sweep over [-6.2, 6.2] against the naive loop, bit for bit */
+    enum { N = 1201 };
+    static float xs[N], ws[N];
+    int differs = 0;
+    for (int i = 0; i < N; i++) {
+        xs[i] = (float)(i - 600) / 97.0f;
+        ws[i] = naive_hswish_xnn(xs[i]);
+        differs += ws[i] != naive_hswish_tflite(xs[i]);
+    }
+    CHECK(differs > 100); /* the orders really differ */
+    c = un(LG_OP_HARD_SWISH, IN_F(LG_DIMS(N), xs), LG_FLOAT32, LG_DIMS(N));
+    op_run r;
+    if (run_ok(&c, LG_PREC_F32, &r, __LINE__)) {
+        CHECK(memcmp(r.data, ws, sizeof ws) == 0);
+        free_run(&r);
+    }
+    /* LG_PREC_F16 still rounds TFLite's order once at the output (input rounded to half) */
+    if (run_ok(&c, LG_PREC_F16, &r, __LINE__)) {
+        const float *o = r.data;
+        int bad = 0;
+        for (int i = 0; i < N && !bad; i++) bad = o[i] != lg_round_half(naive_hswish_tflite(lg_round_half(xs[i])));
+        CHECK(!bad);
+        free_run(&r);
+    }
 }
 
 LG_TEST(k_elementwise_gelu_exact_and_tanh) {

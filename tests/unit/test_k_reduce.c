@@ -280,6 +280,48 @@ LG_TEST(k_reduce_mean_int64_axes) {
     EXPECT_ALL(&c, want, 3, 0, 0);
 }
 
+LG_TEST(k_reduce_mean_fp32_spatial_sum_times_reciprocal) {
+    /* With fp32 arithmetic a MEAN that keeps the innermost dim (over H and W of NHWC: a
+       global average pool) is XNNPACK's: the sum in input order times the float 1 / count.
+       x[1,3,1,2], channel 0 = {1, 2, 2}: 5 * fl(1/3) = 5 * 0.333333343 = 1.66666672 rounds to
+       1.66666675 (0x1.aaaaacp+0), where 5 / 3 gives 1.66666663 (0x1.aaaaaap+0); channel 1 =
+       {1, 1, 1}: 3 * fl(1/3) = 1.00000003 rounds to 1. LG_PREC_F16 divides (and rounds to
+       half: 1.666 either way). */
+    const float x[6] = {1, 1, 2, 1, 2, 1};
+    op_case c = reduce_case(LG_OP_MEAN, LG_FLOAT32, LG_DIMS(1, 3, 1, 2), x, LG_DIMS(2), (const int32_t[]){1, 2},
+                            &keep, LG_DIMS(1, 1, 1, 2));
+    const float want[2] = {0x1.aaaaacp+0f, 1};
+    EXPECT_F32(&c, LG_PREC_F32, want, 2, 0);
+    EXPECT_F32(&c, LG_PREC_F32_F16, ((const float[]){0x1.aaaaacp+0f, 1}), 2, 1e-3);
+    EXPECT_F32(&c, LG_PREC_F16, ((const float[]){1.6669922f, 1}), 2, 0);
+    /* reducing the innermost dim still divides: {1, 2, 2} over axis -1 = 5 / 3 */
+    const float r3[3] = {1, 2, 2};
+    op_case d = reduce_case(LG_OP_MEAN, LG_FLOAT32, LG_DIMS(1, 3), r3, LG_DIMS(1), (const int32_t[]){-1}, &keep,
+                            LG_DIMS(1, 1));
+    EXPECT_F32(&d, LG_PREC_F32, ((const float[]){0x1.aaaaaap+0f}), 1, 0);
+    /* a 7x7x13 pool against the naive loop in that order (rows in input order, then the
+       reciprocal), bit for bit; and the two orders do differ on this data */
+    enum { H = 7, W = 7, C = 13 };
+    static float p[H * W * C];
+    float wp[C];
+    int differs = 0;
+    for (int i = 0; i < H * W * C; i++) p[i] = (float)((i * 7919 + 13) % 1009) / 1009.0f - 0.3f;
+    for (int k = 0; k < C; k++) {
+        float sum = 0;
+        for (int r = 0; r < H * W; r++) sum = sum + p[r * C + k];
+        wp[k] = sum * (1.0f / (float)(H * W));
+        differs += wp[k] != sum / (float)(H * W);
+    }
+    CHECK(differs > 0);
+    op_case g = reduce_case(LG_OP_MEAN, LG_FLOAT32, LG_DIMS(1, H, W, C), p, LG_DIMS(2), (const int32_t[]){1, 2},
+                            &nokeep, LG_DIMS(1, C));
+    op_run r;
+    if (RUN_OK(&g, LG_PREC_F32, &r)) {
+        CHECK(memcmp(r.data[0], wp, sizeof wp) == 0);
+        free_run(&r);
+    }
+}
+
 LG_TEST(k_reduce_mean_f16_layernorm_channel_sum_overflows) {
     /* The NAFNet LayerNorm case: a channel mean over 512 values of |x| = 175. The sum is
        89600 > 65504: inf with a half accumulator, 175 with an fp32 one (also when only the
@@ -1043,10 +1085,11 @@ LG_TEST(k_reduce_resize_bilinear_batch_channels_and_downscale) {
     EXPECT_ALL(&d, ((const float[]){2.5f, 4.5f, 10.5f, 12.5f}), 4, 0, 0);
     /* 1x1 -> 3x2: every output is the single input. With half pixel centers the source
        row -1/3 clamps to 0 and TFLite's expression gives 7 * 4/3 + 7 * -1/3 = 7 +- 1 ulp in
-       fp32; the f16 path blends like a GPU, mix(7, 7, t) = 7 exactly. */
+       fp32; the fp32 path (XNNPACK's: the source is clamped, a = 0) and the f16 path (a GPU's
+       mix(7, 7, t)) give 7 exactly. */
     const float one[1] = {7};
     op_case s = resize_case(LG_OP_RESIZE_BILINEAR, &oh, LG_DIMS(1, 1, 1, 1), one, 3, 2);
-    EXPECT_ALL(&s, ((const float[]){7, 7, 7, 7, 7, 7}), 6, 1e-6, 0);
+    EXPECT_ALL(&s, ((const float[]){7, 7, 7, 7, 7, 7}), 6, 0, 0);
 }
 
 LG_TEST(k_reduce_resize_bilinear_errors) {
@@ -1082,6 +1125,72 @@ static float naive_bilinear(const float *x, int H, int W, int C, int b, int y, i
 #undef PX
 }
 
+/* Bilinear in XNNPACK's order, per output element (no tables): the source coordinate
+   o * scale, or with half pixel centers o * scale + (0.5 * scale - 0.5) clamped to
+   [0, in - 1]; i0 = (int)src, i1 = min(i0 + 1, in - 1), a = src - i0; then
+   top = v00 + (v01 - v00) * ax, bottom = v10 + (v11 - v10) * ax, top + (bottom - top) * ay,
+   every step rounded to float. */
+static float naive_bilinear_xnn(const float *x, int H, int W, int C, int b, int y, int xo, int c, int oh, int ow,
+                                int align, int half) {
+    const float sy = (align && oh > 1) ? (float)(H - 1) / (float)(oh - 1) : (float)H / (float)oh;
+    const float sx = (align && ow > 1) ? (float)(W - 1) / (float)(ow - 1) : (float)W / (float)ow;
+    float fy = (float)y * sy, fx = (float)xo * sx;
+    if (half) {
+        fy = fy + (0.5f * sy - 0.5f);
+        fx = fx + (0.5f * sx - 0.5f);
+        fy = fminf(fmaxf(fy, 0.0f), (float)(H - 1));
+        fx = fminf(fmaxf(fx, 0.0f), (float)(W - 1));
+    }
+    const int y0 = (int)fy, x0 = (int)fx, y1 = y0 + 1 < H ? y0 + 1 : H - 1, x1 = x0 + 1 < W ? x0 + 1 : W - 1;
+    const float ay = fy - (float)y0, ax = fx - (float)x0;
+#define PX(yy, xx) x[(((int64_t)b * H + (yy)) * W + (xx)) * C + c]
+    const float top = PX(y0, x0) + (PX(y0, x1) - PX(y0, x0)) * ax;
+    const float bot = PX(y1, x0) + (PX(y1, x1) - PX(y1, x0)) * ax;
+#undef PX
+    return top + (bot - top) * ay;
+}
+
+LG_TEST(k_reduce_resize_bilinear_fp32_xnnpack_order) {
+    /* fp32 arithmetic is XNNPACK's (LiteRT.js's): bit for bit the naive loop above, in the
+       three modes, up- and downscaling, channel counts with and without a vector tail. The
+       half-pixel sources differ from TFLite's (o + 0.5) * scale - 0.5 in rounding, so some
+       outputs differ from the TFLite-order loop (checked, so the test tells them apart). */
+    static const struct { int B, H, W, C, oh, ow; } sh[4] = {
+        {1, 3, 5, 3, 7, 4}, {2, 4, 4, 11, 9, 6}, {1, 6, 7, 2, 3, 2}, {1, 12, 12, 16, 24, 24}};
+    static const lg_resize_bilinear_options modes[3] = {{false, false}, {false, true}, {true, false}};
+    int differs_half = 0;
+    for (int k = 0; k < 4; k++)
+        for (int md = 0; md < 3; md++) {
+            const int B = sh[k].B, H = sh[k].H, W = sh[k].W, C = sh[k].C, oh = sh[k].oh, ow = sh[k].ow;
+            const int64_t nx = (int64_t)B * H * W * C, ny = (int64_t)B * oh * ow * C;
+            float *x = malloc((size_t)nx * 4), *want = malloc((size_t)ny * 4);
+            lg_error err;
+            if (!x || !want) { free(x); free(want); CHECK(0); return; }
+            lg_fill_f32("random:11", x, nx, &err);
+            for (int b = 0; b < B; b++)
+                for (int y = 0; y < oh; y++)
+                    for (int xo = 0; xo < ow; xo++)
+                        for (int c = 0; c < C; c++) {
+                            const int64_t i = (((int64_t)b * oh + y) * ow + xo) * C + c;
+                            want[i] = naive_bilinear_xnn(x, H, W, C, b, y, xo, c, oh, ow, modes[md].align_corners,
+                                                         modes[md].half_pixel_centers);
+                            if (md == 1)
+                                differs_half += want[i] != naive_bilinear(x, H, W, C, b, y, xo, c, oh, ow, 0, 1);
+                        }
+            const int32_t xs[4] = {B, H, W, C};
+            op_case rc = resize_case(LG_OP_RESIZE_BILINEAR, &modes[md], (lg_dims){xs, 4}, x, oh, ow);
+            op_run r;
+            if (RUN_OK(&rc, LG_PREC_F32, &r)) {
+                if (r.numel[0] != ny || memcmp(r.data[0], want, (size_t)ny * 4) != 0)
+                    tf_fail(__FILE__, __LINE__, "shape %d mode %d: not XNNPACK's bits", k, md);
+                free_run(&r);
+            }
+            free(x);
+            free(want);
+        }
+    CHECK(differs_half > 0);
+}
+
 LG_TEST(k_reduce_resize_bilinear_corpus_models) {
     /* Every RESIZE_BILINEAR of the corpus models, replayed as a one-op model with the same
        input shape, size and options, against the naive formula; pose_landmark_lite uses
@@ -1115,25 +1224,30 @@ LG_TEST(k_reduce_resize_bilinear_corpus_models) {
             n_half += o.half_pixel_centers;
             const int B = tx->shape[0], H = tx->shape[1], W = tx->shape[2], C = tx->shape[3];
             int64_t nx = (int64_t)B * H * W * C, ny = (int64_t)B * size[0] * size[1] * C;
-            float *x = malloc((size_t)nx * 4), *want = malloc((size_t)ny * 4);
-            if (!x || !want) { free(x); free(want); continue; }
+            float *x = malloc((size_t)nx * 4), *want = malloc((size_t)ny * 4), *wx = malloc((size_t)ny * 4);
+            if (!x || !want || !wx) { free(x); free(want); free(wx); continue; }
             lg_fill_f32("random:7", x, nx, &err);
             for (int b = 0; b < B; b++)
                 for (int y = 0; y < size[0]; y++)
                     for (int xo = 0; xo < size[1]; xo++)
-                        for (int c = 0; c < C; c++)
-                            want[(((int64_t)b * size[0] + y) * size[1] + xo) * C + c] =
-                                naive_bilinear(x, H, W, C, b, y, xo, c, size[0], size[1], o.align_corners,
-                                               o.half_pixel_centers);
+                        for (int c = 0; c < C; c++) {
+                            const int64_t q = (((int64_t)b * size[0] + y) * size[1] + xo) * C + c;
+                            want[q] = naive_bilinear(x, H, W, C, b, y, xo, c, size[0], size[1], o.align_corners,
+                                                     o.half_pixel_centers);
+                            wx[q] = naive_bilinear_xnn(x, H, W, C, b, y, xo, c, size[0], size[1], o.align_corners,
+                                                       o.half_pixel_centers);
+                        }
             op_case rc = resize_case(LG_OP_RESIZE_BILINEAR, &o, (lg_dims){tx->shape, 4}, x, size[0], size[1]);
             op_run r;
             if (RUN_OK(&rc, LG_PREC_F32, &r)) {
                 check_shape_at(&r, 0, (lg_dims){ty->shape, 4}, __LINE__);
-                CHECK_F32(&r, 0, want, ny, 1e-6, LG_PREC_F32);
+                CHECK_F32(&r, 0, want, ny, 1e-6, LG_PREC_F32); /* TFLite's formula, to rounding */
+                CHECK(r.numel[0] == ny && memcmp(r.data[0], wx, (size_t)ny * 4) == 0); /* XNNPACK's bits */
                 free_run(&r);
             }
             free(x);
             free(want);
+            free(wx);
         }
         CHECK(n_resize > 0);
         if (mi == 0) CHECK(n_half > 0);
