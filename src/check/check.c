@@ -879,6 +879,17 @@ static void check_op(ck *c, const opx *x) {
                 with_tensor(f, op->inputs[1]);
             }
         }
+        if ((code == LG_OP_PAD || code == LG_OP_PADV2) && op->n_inputs >= 2 && op->inputs[0] >= 0 && op->inputs[1] >= 0 &&
+            c->is_const[op->inputs[1]]) {
+            const lg_tensor *d = T(c, op->inputs[0]);
+            int64_t b0 = 0, a0 = 0;
+            int pads_batch = const_int(c, op->inputs[1], 0, &b0) && const_int(c, op->inputs[1], 1, &a0) && (b0 || a0);
+            if ((d->rank == 3 && d->shape[0] > 1) || (d->rank == 4 && pads_batch)) {
+                lg_finding *f = add(c, R_WEBGPU_PAD_LAYOUT, x, NULL, "%s of %s %s", x->name, shp(c, op->inputs[0], s1, sizeof s1),
+                                    d->rank == 3 ? "(a rank-3 tensor with a first dimension > 1)" : "pads the batch axis");
+                with_tensor(f, op->inputs[0]);
+            }
+        }
         if (code == LG_OP_MIRROR_PAD && op->opts && ((const lg_mirror_pad_options *)op->opts)->mode != 0)
             add(c, R_MIRROR_PAD_MODE, x, NULL, "MIRROR_PAD mode SYMMETRIC");
         if (code == LG_OP_PADV2 && op->n_inputs >= 3 && op->inputs[2] >= 0) {
@@ -976,10 +987,12 @@ static void check_op(ck *c, const opx *x) {
         int32_t in = op->n_inputs ? op->inputs[0] : -1;
         if (in < 0) break;
         uint32_t r = T(c, in)->rank;
-        int ml_slice = c->target == LG_TARGET_MLDRIFT && code == LG_OP_SLICE;
-        if (ml_slice ? (r < 1 || r > 4) : (r != 3 && r != 4)) {
+        /* ML Drift checks SLICE in its own parser and STRIDED_SLICE with its own compat copy:
+           both take rank 1-4 (rank-1/2 STRIDED_SLICE seen delegated and exact on WebGPU) */
+        int ml = c->target == LG_TARGET_MLDRIFT, ml_slice = ml && code == LG_OP_SLICE;
+        if (ml ? (r < 1 || r > 4) : (r != 3 && r != 4)) {
             lg_finding *f = add(c, R_SLICE_RANK, x, NULL, "%s input %s has rank %u (the GPU takes %s)", x->name,
-                                shp(c, in, s1, sizeof s1), r, ml_slice ? "1-4" : "3 or 4");
+                                shp(c, in, s1, sizeof s1), r, ml ? "1-4" : "3 or 4");
             with_tensor(f, in);
         }
         if (ml_slice && c->is_const[in]) add(c, R_OP_PARAMS, x, NULL, "%s input must be a runtime tensor", x->name);
