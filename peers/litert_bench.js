@@ -37,12 +37,10 @@
 const fs = require('node:fs');
 const { performance } = require('node:perf_hooks');
 const { captureConsole, loadLiteRtNode } = require('./litert_node.js');
+const { FILLS } = require('./npy.js');
 
 const USAGE = 'usage: node --no-liftoff peers/litert_bench.js [--runs N] [--warmup W] [--min-warmup-ms MS] [--fill half|pattern] [-v] MODEL [MODEL ...]';
-const FILLS = {
-  half: () => 0.5,
-  pattern: (i) => ((i * 7919 + 13) % 1009) / 1009,
-};
+
 
 function usageError(msg) {
   process.stderr.write(`litert_bench: ${msg}\n${USAGE}\n`);

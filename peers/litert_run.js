@@ -26,18 +26,11 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { captureConsole, loadLiteRtNode } = require('./litert_node.js');
+const { FILLS, writeNpy } = require('./npy.js');
 
 const USAGE = 'usage: node --no-liftoff peers/litert_run.js --fill half|pattern[,..] --out DIR [-v] MODEL [MODEL ...]';
-const FILLS = {
-  half: () => 0.5,
-  pattern: (i) => ((i * 7919 + 13) % 1009) / 1009, // exact integers in float64, then one division
-};
-// TypedArray class -> NumPy descr (little-endian; one-byte types use '|').
-const NPY_DESCR = {
-  Float32Array: '<f4', Float64Array: '<f8', Int32Array: '<i4', Uint32Array: '<u4',
-  Int16Array: '<i2', Uint16Array: '<u2', Int8Array: '|i1', Uint8Array: '|u1',
-  BigInt64Array: '<i8', BigUint64Array: '<u8',
-};
+
+
 
 function usageError(msg) {
   process.stderr.write(`litert_run: ${msg}\n${USAGE}\n`);
@@ -71,28 +64,6 @@ function parseArgs(argv) {
 
 // ---- console capture (litert_node.js): runtime messages go to stderr (with -v); ERROR lines are recorded. ----
 let errorSink = [];   // ERROR lines seen since the last reset
-
-// ---- NumPy .npy (format 1.0) ----
-function npyBytes(typed, shape) {
-  const descr = NPY_DESCR[typed.constructor.name];
-  if (!descr) throw new Error(`no .npy dtype for ${typed.constructor.name}`);
-  const shapeStr = shape.length === 1 ? `(${shape[0]},)` : `(${shape.join(', ')})`;
-  let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': ${shapeStr}, }`;
-  const total = 10 + header.length + 1;                 // magic+version+len, header, '\n'
-  header += ' '.repeat((64 - (total % 64)) % 64) + '\n'; // pad so data starts 64-byte aligned
-  const pre = Buffer.alloc(10);
-  pre.write('\x93NUMPY', 0, 'latin1');
-  pre[6] = 1; pre[7] = 0;
-  pre.writeUInt16LE(header.length, 8);
-  const data = Buffer.from(typed.buffer, typed.byteOffset, typed.byteLength);
-  return Buffer.concat([pre, Buffer.from(header, 'latin1'), data]);
-}
-
-function writeNpy(dir, name, typed, shape) {
-  const file = path.join(dir, name);
-  fs.writeFileSync(file, npyBytes(typed, shape));
-  return file;
-}
 
 function makeInput(detail, fill) {
   const shape = Array.from(detail.shape);
