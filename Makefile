@@ -6,7 +6,7 @@ WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wpoi
            -Wformat=2 -Wvla -Werror
 BASEFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc $(WARN)
 CFLAGS  ?= -O2 -g
-LDLIBS  := -lopenblas -lpthread -lm
+LDLIBS  := -lpthread -lm
 
 B       := build
 # V=1 shows the full compiler command lines

@@ -5,7 +5,6 @@
 #   LG_SKIP_APT=1 scripts/install-deps.sh   # skip the apt part, only set up peers/node_modules
 #
 # apt: flatbuffers-compiler (flatc JSON dumps), clang, libclang-rt-14-dev (libFuzzer, sanitizers),
-#      libopenblas-dev (sgemm for the reference interpreter's convolutions),
 #      chromium if /usr/bin/chromium is missing (the WebGPU oracle, peers/verify/verify.js: about
 #      122 MB to download, 414 MB installed, ~20 s here),
 #      xxd if missing, nodejs/npm only if `node`/`npm` are not on PATH. `apt-get update` runs only
@@ -22,7 +21,7 @@ installed() { [[ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" == "install 
 
 if [[ "${LG_SKIP_APT:-0}" != 1 ]]; then
   missing=()
-  for p in flatbuffers-compiler clang libclang-rt-14-dev libopenblas-dev; do installed "$p" || missing+=("$p"); done
+  for p in flatbuffers-compiler clang libclang-rt-14-dev; do installed "$p" || missing+=("$p"); done
   [[ -x /usr/bin/chromium ]] || missing+=(chromium)
   command -v xxd >/dev/null || missing+=(xxd)
   command -v node >/dev/null || missing+=(nodejs)
