@@ -359,6 +359,8 @@ static lg_status validate(vctx *v) {
 lg_status lg_model_validate(const lg_model *m, lg_error *err) {
     lgi_error_clear(err);
     if (!m) return lgi_fail(err, LG_ERR_INVALID_ARG, "no model given");
+    /* TFLite refuses it too ("No subgraph in the model"); every verb needs subgraph 0 */
+    if (m->n_subgraphs == 0) return lgi_fail(err, LG_ERR_INVALID_ARG, "the model has no subgraph");
     vctx v = {m, err, NULL, 0};
     lg_status st = validate(&v);
     if (v.ext_ids) {
