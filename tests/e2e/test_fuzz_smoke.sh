@@ -41,7 +41,7 @@ mkdir -p "$art"
 before=$(ls "$art" | wc -l)
 log="$tmp/fuzz.log"
 # -rss_limit_mb also caps single mallocs (malloc_limit_mb defaults to it).
-"$bin" -dict=fuzz/dict/tflite.dict -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+"$bin" -seed="${FUZZ_SEED:-1}" -dict=fuzz/dict/tflite.dict -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
     -artifact_prefix="$art/" -print_final_stats=1 "$tmp" "${seeds[@]}" >"$log" 2>&1
 rc=$?
 runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
