@@ -27,5 +27,7 @@ expect 0 "$LG" compare examples/tiny_convnet.tflite --precision f16 --fill patte
 # a NAFNet-style LayerNorm on an activation with |x| ~ 175: the fp16 variance overflows
 expect 1 "$LG" compare examples/layernorm_512.tflite --input x=examples/layernorm_input.npy
 expect 0 "$LG" compare examples/layernorm_512.tflite --input x=examples/layernorm_input.npy --precision f32_f16
+# the real ML Drift delegate (LiteRT.js WebGPU in headless Chromium) judges both models
+expect 1 "$LG" verify examples/tiny_convnet.tflite examples/blocked_net.tflite
 echo
 echo "demo: ok"
