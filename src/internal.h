@@ -14,9 +14,7 @@
 #define LGI_PRINTF(a, b)
 #endif
 
-/* Internal invariant (our own bug, never bad input): report and abort. */
-#define LG_ASSERT(c) ((c) ? (void)0 : lgi_assert_fail(#c, __FILE__, __LINE__))
-LG_INTERNAL void lgi_assert_fail(const char *expr, const char *file, int line);
+/* No asserts that abort: a broken internal invariant (our own bug) returns LG_ERR_INTERNAL. */
 
 /* ---- errors */
 /* Fill err (may be NULL) and return st. where: a prefix such as the file name or NULL. */

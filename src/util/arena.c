@@ -15,11 +15,6 @@ struct lgi_chunk {
 #define CHUNK_HDR (((sizeof(lgi_chunk) + 15) / 16) * 16)
 #define CHUNK_MIN ((size_t)64 * 1024)
 
-void lgi_assert_fail(const char *expr, const char *file, int line) {
-    fprintf(stderr, "litegpu internal error: %s:%d: assertion %s failed\n", file, line, expr);
-    abort();
-}
-
 void *lgi_default_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     (void)ud; (void)osize;
     if (nsize == 0) { free(ptr); return NULL; }

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "lg/lg.h"
+#include "model_writer.h"
 
 static const float zf[256];
 
@@ -95,25 +96,7 @@ static void build_warn(lg_builder *b) {
 static int write_model(const char *dir, const char *name, void (*build)(lg_builder *)) {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    lg_model *m = NULL;
-    lg_error err;
-    if (lg_model_new(NULL, NULL, &m, &err) != LG_OK) {
-        fprintf(stderr, "make_check_models: %s\n", err.msg);
-        return 1;
-    }
-    lg_builder b;
-    lg_builder_init(&b, m, 0);
-    build(&b);
-    lg_write_options wo = {false, true};
-    lg_status st = b.status;
-    if (st != LG_OK) err = b.err;
-    else st = lg_tflite_write_file(m, path, &wo, &err);
-    lg_model_free(m);
-    if (st != LG_OK) {
-        fprintf(stderr, "make_check_models: %s: %s\n", path, err.msg);
-        return 1;
-    }
-    return 0;
+    return lgt_write_model("make_check_models", path, build);
 }
 
 int main(int argc, char **argv) {

@@ -36,6 +36,7 @@
 #include <string.h>
 
 #include "lg/lg.h"
+#include "model_writer.h"
 
 /* ------------------------------------------------------------------ data */
 
@@ -1298,25 +1299,7 @@ static const rule_case cases[] = {
 };
 
 static int write_model(const char *path, void (*build)(lg_builder *)) {
-    lg_model *m = NULL;
-    lg_error err;
-    if (lg_model_new(NULL, NULL, &m, &err) != LG_OK) {
-        fprintf(stderr, "make_rule_models: %s\n", err.msg);
-        return 1;
-    }
-    lg_builder b;
-    lg_builder_init(&b, m, 0);
-    build(&b);
-    lg_write_options wo = {false, true};
-    lg_status st = b.status;
-    if (st != LG_OK) err = b.err;
-    else st = lg_tflite_write_file(m, path, &wo, &err);
-    lg_model_free(m);
-    if (st != LG_OK) {
-        fprintf(stderr, "make_rule_models: %s: %s\n", path, err.msg);
-        return 1;
-    }
-    return 0;
+    return lgt_write_model("make_rule_models", path, build);
 }
 
 int main(int argc, char **argv) {

@@ -48,6 +48,7 @@ typedef struct fbw {
     uint8_t *buf;
     size_t len, cap;
     int oom, toobig;       /* sticky failures: later writes do nothing */
+    int bug;               /* an internal invariant broke (our bug): LG_ERR_INTERNAL, never abort */
     int external_all;      /* store all (non-metadata) constant data after the flatbuffer */
     const uint8_t *inline_only; /* per buffer: metadata buffers stay inline */
     size_t *vt;            /* open-addressed set of vtable positions + 1 */
@@ -56,7 +57,7 @@ typedef struct fbw {
     size_t n_blobs, cap_blobs;
 } fbw;
 
-static int failed(const fbw *w) { return w->oom || w->toobig; }
+static int failed(const fbw *w) { return w->oom || w->toobig || w->bug; }
 
 /* n zeroed bytes at the end; NULL after a failure. */
 static uint8_t *reserve(fbw *w, size_t n) {
@@ -95,7 +96,7 @@ static void set_u64(fbw *w, size_t pos, uint64_t v) {
 /* Link the uoffset at slot to target (written later, so target > slot). */
 static void link_to(fbw *w, size_t slot, size_t target) {
     if (failed(w)) return;
-    LG_ASSERT(target > slot);
+    if (target <= slot) { w->bug = 1; return; }
     lgi_wr_u32(w->buf + slot, (uint32_t)(target - slot));
 }
 
@@ -191,11 +192,12 @@ typedef struct tbf {
 typedef struct tb {
     tbf f[TB_MAX];
     int n;
+    int overflow;  /* more fields than TB_MAX (our bug): tb_end fails the write */
 } tb;
 
 static int tb_add(tb *t, unsigned id, unsigned size, uint64_t bits) {
     if (t->n >= TB_MAX || id > TB_MAX_ID) {
-        LG_ASSERT(!"table field list overflow");
+        t->overflow = 1;
         return 0;
     }
     tbf *f = &t->f[t->n];
@@ -262,6 +264,7 @@ static size_t vtable(fbw *w, const uint8_t *vt, size_t n) {
 
 /* Write the table (vtable first, unless shared); fills f[].pos; returns the table's position. */
 static size_t tb_end(fbw *w, tb *t) {
+    if (t->overflow) w->bug = 1;
     /* field order in the table: larger fields first (no padding between them), then by id */
     int order[TB_MAX];
     for (int i = 0; i < t->n; i++) {
@@ -350,12 +353,12 @@ static unsigned field_bits(const void *st, const lgi_field_desc *f, uint64_t *bi
 static size_t w_opts(fbw *w, lg_opts_kind kind, const void *opts, uint64_t present,
                      unsigned vec_align) {
     const lgi_table_desc *d = lgi_opts_table(kind);
-    LG_ASSERT(d != NULL); /* the validator rejects unknown kinds */
+    if (!d) { w->bug = 1; return 0; } /* the validator rejects unknown kinds */
     tb t = {0};
     int ref[TB_MAX];
     int nf = 0;
     for (const lgi_field_desc *f = d->fields; opts && f->name; f++, nf++) {
-        LG_ASSERT(nf < TB_MAX);
+        if (nf >= TB_MAX) { w->bug = 1; return 0; }
         ref[nf] = -1;
         const uint8_t *p = (const uint8_t *)opts + f->offset;
         if (f->kind == LGI_F_STRING) {
@@ -795,6 +798,10 @@ static lg_status serialize(const lg_model *m, const lg_write_options *opt, fbw *
     if (w->toobig && !ext) { /* the structure plus data passed 2 GiB: data goes outside */
         fbw_reset(w);
         build(w, m, 1);
+    }
+    if (w->bug) {
+        fbw_free(w);
+        return lgi_fail(err, LG_ERR_INTERNAL, "internal error writing the model (a litegpu bug: please report it)");
     }
     if (w->oom) {
         fbw_free(w);
