@@ -45,7 +45,7 @@ $(B)/obj/%.o: %.c
 $(B)/san/%.o: %.c
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC san  $<")
-	$(Q)$(CC) $(BASEFLAGS) -O1 -g $(SAN) -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(BASEFLAGS) -O1 -g $(SAN) -DLG_CHECK_HALF_CLAIMS -MMD -MP -c $< -o $@
 
 $(B)/liblitegpu.a: $(LIB_OBJ)
 	@rm -f $@

@@ -15,8 +15,9 @@
  * corpus models). The matrix products are our packed GEMM, not OpenBLAS: 2-3x faster on these
  * small-K, small-N shapes and under our control of the summation order.
  *
- * LG_PREC_F16 rounds each product and each partial sum to half in a fixed order
- * (acc = h(acc + h(a*b)), TFLite's reference order: padding taps skipped), then adds the bias
+ * LG_PREC_F16 rounds each multiply-add to half once, in a fixed order (acc = h(acc + a*b), a
+ * GPU's fp16 FMA: the product of two halves is exact in fp32; TFLite's reference order: padding
+ * taps skipped), then adds the bias
  * last (h(acc + bias)), exactly what lgk_mac/lgk_add do, vectorized; the rounding is
  * bit-identical to lg_round_half (F16C, or integer code elsewhere; tested on all 2^32 floats).
  */
@@ -60,13 +61,17 @@ LG_INTERNAL lg_status lgk_cv_one_output(const lgk_node *n, lg_error *err);
 LG_INTERNAL void lgk_cv_bias_act(float *y, int64_t rows, int64_t n, int64_t ldy, const float *bias,
                                  lgk_clamp cl);
 /* Half-accumulated product (LG_PREC_F16): for m < M, n < N
-     acc = 0; for k < K: acc = h(acc + h(A[m*sam + k*sak] * B[k*ldb + n]));
+     acc = 0; for k < K: acc = h(acc + A[m*sam + k*sak] * B[k*ldb + n]);
      if bias: acc = h(acc + bias[n]);  C[m*ldc + n] = clamp(acc).
    B must be readable up to column lgk_cv_pad8(N) of each row (pad it with zeros). */
 LG_INTERNAL void lgk_cv_gemm_h(int64_t M, int64_t N, int64_t K, const float *A, int64_t sam,
                                int64_t sak, const float *B, int64_t ldb, float *C, int64_t ldc,
                                const float *bias, lgk_clamp cl);
-/* Continue half accumulations: acc[j] = h(acc[j] + h(x[k] * B[k*ldb + j])) for k < K in order,
+/* The same half product with B packed by lgk_cv_pack_b (n = N, k = K) and A row-major (lda):
+   the arithmetic of lgk_cv_gemm_h bit for bit, the register tiling of lgk_cv_gemm. */
+LG_INTERNAL void lgk_cv_gemm_hp(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const float *bp,
+                                float *C, int64_t ldc, const float *bias, lgk_clamp cl);
+/* Continue half accumulations: acc[j] = h(acc[j] + x[k] * B[k*ldb + j]) for k < K in order,
    j < n; n a multiple of 8. */
 LG_INTERNAL void lgk_cv_acc_h(float *acc, int64_t n, const float *x, int64_t K, const float *B, int64_t ldb);
 static inline int64_t lgk_cv_pad8(int64_t n) { return (n + 7) & ~(int64_t)7; }
@@ -139,6 +144,12 @@ typedef struct lgk_tconv_args {
 } lgk_tconv_args;
 LG_INTERNAL void lgk_cv_tconv_rows(const lgk_tconv_args *a, const float *in, const float *w, const float *wt,
                                    int64_t ocp, const float *bias, lgk_clamp cl, int c4, int64_t r0, int64_t r1);
+
+/* One output row of a half-precision bilinear resize (LG_PREC_F16), NHWC with C channels: for
+   each ox < ow and channel k, with v_yx = row_y[x_x[ox]*C + k] and t = dx[ox]:
+     top = h(v00 + h(v01 - v00)*t), bot = h(v10 + h(v11 - v10)*t), o = h(top + h(bot - top)*dy). */
+LG_INTERNAL void lgk_cv_bilerp_row_h(float *o, const float *row0, const float *row1, const int32_t *x0,
+                                     const int32_t *x1, const float *dx, float dy, int64_t ow, int64_t C);
 
 /* Round n floats to half and back in place, bit-identical to lg_round_half.
    variant: 0 = the best this CPU has, 1 = portable vectors, 2 = F16C (falls back to 1 when

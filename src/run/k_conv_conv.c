@@ -13,7 +13,7 @@ typedef struct conv_state {
     int64_t tile;   /* output pixels per im2col / GEMM tile */
     int direct;     /* 1x1, stride 1, no padding: the input is the GEMM's A */
     lgk_clamp cl;
-    float *packed;  /* constant weights packed for lgk_cv_gemm at prepare (group after group) */
+    float *packed;  /* constant weights packed for lgk_cv_gemm(_hp) at prepare (group after group) */
     int64_t chunks; /* pieces of the output split across worker threads, each with its own tile */
 } conv_state;
 
@@ -71,7 +71,7 @@ lg_status lgk_conv2d_prepare(lgk_node *n, lg_error *err) {
     s.tile = pick_tile(s.M, s.K);
     const int half = n->ctx->prec == LG_PREC_F16;
     const int dot = s.ocg <= 4; /* fp32 eval uses lgk_cv_conv_dot */
-    if (!half && !dot && f->is_const) {
+    if ((half || !dot) && f->is_const) {
         uint64_t per = (uint64_t)lgk_cv_packed_floats(s.ocg, s.K);
         s.packed = lgk_alloc(n, (size_t)(per * (uint64_t)s.groups) * sizeof(float));
         if (!s.packed) return lgk_fail(n, LG_ERR_NOMEM, err, "out of memory packing the filter");
@@ -82,20 +82,20 @@ lg_status lgk_conv2d_prepare(lgk_node *n, lg_error *err) {
     s.chunks = n->ctx->threads > 1 ? n->ctx->threads : 1;
     uint64_t scratch = 0;
     if (!s.direct || (dot && !half)) scratch += (uint64_t)s.chunks * (uint64_t)s.tile * (uint64_t)s.K;
-    if (half) scratch += (uint64_t)s.K * (uint64_t)lgk_cv_pad8(s.ocg);
-    else if (!s.packed) scratch += (uint64_t)lgk_cv_packed_floats(s.ocg, s.K);
+    if ((half || !dot) && !s.packed) scratch += (uint64_t)lgk_cv_packed_floats(s.ocg, s.K);
     n->scratch_bytes = scratch * sizeof(float);
     conv_state *ps = lgk_alloc(n, sizeof *ps);
     if (!ps) return lgk_fail(n, LG_ERR_NOMEM, err, "out of memory");
     *ps = s;
     n->state = ps;
+    lgk_claim_half(n); /* LG_PREC_F16: the half GEMM's outputs are halves */
     return LG_OK;
 }
 
 /* one group's work, split in chunks of output pixels across workers */
 typedef struct conv_job {
     const conv_state *s;
-    const float *in, *wg, *bg, *bp; /* input, the group's weights (raw), bias, packed or half W^T */
+    const float *in, *wg, *bg, *bp; /* input, the group's weights (raw), bias, packed weights */
     float *out, *cols;              /* the group's first output column; one im2col tile per chunk */
     int64_t g;
     int mode;                       /* 1 packed GEMM, 2 half, 3 dot products, 4 packed GEMM "c4" */
@@ -104,7 +104,6 @@ typedef struct conv_job {
 static void conv_chunks(void *ud, int64_t c0, int64_t c1) {
     const conv_job *j = ud;
     const conv_state *s = j->s;
-    const int64_t ocp = lgk_cv_pad8(s->ocg);
     lgk_im2col_args ia = {j->in, s->h, s->w, s->ic, j->g * s->fic, s->fic, s->oh, s->ow, s->kh, s->kw,
                           s->sh, s->sw, s->dh, s->dw, s->ph, s->pw};
     for (int64_t c = c0; c < c1; c++) {
@@ -128,7 +127,7 @@ static void conv_chunks(void *ud, int64_t c0, int64_t c1) {
             }
             float *y = j->out + p0 * s->oc;
             if (j->mode == 2) {
-                lgk_cv_gemm_h(mt, s->ocg, s->K, a, lda, 1, j->bp, ocp, y, s->oc, j->bg, s->cl);
+                lgk_cv_gemm_hp(mt, s->ocg, s->K, a, lda, j->bp, y, s->oc, j->bg, s->cl);
             } else if (j->mode == 4) {
                 lgk_cv_gemm_c4(mt, s->ocg, s->K, a, lda, j->bp, y, s->oc, j->bg, s->cl, s->fic);
             } else {
@@ -150,12 +149,11 @@ lg_status lgk_conv2d_eval(lgk_node *n, lg_error *err) {
        LiteRT.js picks it (lgk_cv_use_c4); 1-4 output channels through dot products across
        pixels, more through the packed GEMM. */
     int mode = half ? 2 : s->ocg <= 4 ? 3 : lgk_cv_use_c4(s->ocg, s->direct) ? 4 : 1;
-    const int64_t ocp = lgk_cv_pad8(s->ocg), per = lgk_cv_packed_floats(s->ocg, s->K);
-    /* scratch: [a group's weights: half W^T (K x ocp) or packed, unless packed at prepare]
+    const int64_t per = lgk_cv_packed_floats(s->ocg, s->K);
+    /* scratch: [a group's weights packed (lgk_cv_pack_b), unless packed at prepare]
        [one im2col tile per chunk] */
     float *wbuf = n->scratch, *cols = wbuf;
-    if (mode == 2) cols += s->K * ocp;
-    else if (mode != 3 && !s->packed) cols += per;
+    if (mode != 3 && !s->packed) cols += per;
     for (int64_t g = 0; g < s->groups; g++) {
         conv_job j;
         memset(&j, 0, sizeof j);
@@ -167,14 +165,7 @@ lg_status lgk_conv2d_eval(lgk_node *n, lg_error *err) {
         j.cols = cols;
         j.g = g;
         j.mode = mode;
-        if (mode == 2) {
-            for (int64_t k = 0; k < s->K; k++) {
-                float *row = wbuf + k * ocp;
-                for (int64_t c = 0; c < s->ocg; c++) row[c] = j.wg[c * s->K + k];
-                for (int64_t c = s->ocg; c < ocp; c++) row[c] = 0;
-            }
-            j.bp = wbuf;
-        } else if (mode == 1 || mode == 4) {
+        if (mode != 3) {
             if (s->packed) {
                 j.bp = s->packed + g * per;
             } else {

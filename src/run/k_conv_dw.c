@@ -42,6 +42,7 @@ lg_status lgk_dwconv_prepare(lgk_node *n, lg_error *err) {
     if (!ps) return lgk_fail(n, LG_ERR_NOMEM, err, "out of memory");
     *ps = a;
     n->state = ps;
+    lgk_claim_half(n); /* LG_PREC_F16: every path ends in h(...) and a clamp to halves */
     return LG_OK;
 }
 

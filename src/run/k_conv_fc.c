@@ -55,9 +55,7 @@ lg_status lgk_fc_prepare(lgk_node *n, lg_error *err) {
         shp[1] = (int32_t)s.units;
     }
     LG_TRY(lgk_set_output(n, 0, LG_FLOAT32, shp, rank, err));
-    if (n->ctx->prec == LG_PREC_F16) {
-        n->scratch_bytes = (uint64_t)s.in * (uint64_t)lgk_cv_pad8(s.units) * sizeof(float);
-    } else if (w->is_const) {
+    if (w->is_const) {
         s.packed = lgk_alloc(n, (size_t)lgk_cv_packed_floats(s.units, s.in) * sizeof(float));
         if (!s.packed) return lgk_fail(n, LG_ERR_NOMEM, err, "out of memory packing the weights");
         lgk_cv_pack_b(w->data, s.in, 1, s.units, s.in, s.packed);
@@ -68,17 +66,8 @@ lg_status lgk_fc_prepare(lgk_node *n, lg_error *err) {
     if (!ps) return lgk_fail(n, LG_ERR_NOMEM, err, "out of memory");
     *ps = s;
     n->state = ps;
+    lgk_claim_half(n); /* LG_PREC_F16: the half GEMM's outputs are halves */
     return LG_OK;
-}
-
-/* B[k][j] = W[j][k] (units padded to 8 with zeros) */
-static void transpose_pad(const float *w, int64_t rows, int64_t cols, float *bt) {
-    int64_t rp = lgk_cv_pad8(rows);
-    for (int64_t k = 0; k < cols; k++) {
-        float *r = bt + k * rp;
-        for (int64_t j = 0; j < rows; j++) r[j] = w[j * cols + k];
-        for (int64_t j = rows; j < rp; j++) r[j] = 0;
-    }
 }
 
 lg_status lgk_fc_eval(lgk_node *n, lg_error *err) {
@@ -88,16 +77,14 @@ lg_status lgk_fc_eval(lgk_node *n, lg_error *err) {
     const float *bias = n->n_in > 2 && n->in[2] ? n->in[2]->data : NULL;
     float *y = n->out[0]->data;
     if (s->batch == 0 || s->units == 0) return LG_OK;
-    if (n->ctx->prec == LG_PREC_F16) {
-        float *bt = n->scratch;
-        transpose_pad(w, s->units, s->in, bt);
-        lgk_cv_gemm_h(s->batch, s->units, s->in, x, s->in, 1, bt, lgk_cv_pad8(s->units), y, s->units, bias, s->cl);
-        return LG_OK;
-    }
     const float *bp = s->packed;
     if (!bp) {
         lgk_cv_pack_b(w, s->in, 1, s->units, s->in, n->scratch);
         bp = n->scratch;
+    }
+    if (n->ctx->prec == LG_PREC_F16) {
+        lgk_cv_gemm_hp(s->batch, s->units, s->in, x, s->in, bp, y, s->units, bias, s->cl);
+        return LG_OK;
     }
     /* XNNPACK's fully connected arithmetic as LiteRT.js picks it (lgk_cv_use_c4) */
     if (lgk_cv_use_c4(s->units, 1))

@@ -29,10 +29,10 @@
 
 #if LGK_CV_X86
 #ifdef __clang__
-#pragma clang attribute push(__attribute__((target("avx2,f16c"))), apply_to = function)
+#pragma clang attribute push(__attribute__((target("avx2,f16c,fma"))), apply_to = function)
 #else
 #pragma GCC push_options
-#pragma GCC target("avx2,f16c")
+#pragma GCC target("avx2,f16c,fma")
 #endif
 #define KC(name) name##_avx2
 #define KC_VW 8
@@ -47,8 +47,8 @@
 #pragma GCC pop_options
 #endif
 
-/* CPU features, asked once (cpuid traps in VMs): 1 for AVX2 + F16C. The compiler's AVX2 check
-   includes the OS's YMM support; F16C is CPUID.1:ECX bit 29.
+/* CPU features, asked once (cpuid traps in VMs): 1 for AVX2 + F16C + FMA. The compiler's AVX2
+   check includes the OS's YMM support; F16C is CPUID.1:ECX bit 29, FMA bit 12.
    Racing first calls store the same value. lgk_cv_simd_override can force the portable code. */
 static atomic_int cpu_state = -1;
 static atomic_int cpu_override = -1;
@@ -56,7 +56,7 @@ static int detect_cpu(void) {
     if (!__builtin_cpu_supports("avx2")) return 0;
     unsigned a, b, c, d;
     if (!__get_cpuid(1, &a, &b, &c, &d)) return 0;
-    return (c >> 29) & 1;
+    return (int)((c >> 29) & (c >> 12) & 1u);
 }
 static int cpu_flags(void) {
     int o = atomic_load_explicit(&cpu_override, memory_order_relaxed);
@@ -123,6 +123,12 @@ void lgk_cv_gemm_h(int64_t M, int64_t N, int64_t K, const float *A, int64_t sam,
     DISPATCH(gemm_h, M, N, K, A, sam, sak, B, ldb, C, ldc, bias, cl);
 }
 
+void lgk_cv_gemm_hp(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const float *bp, float *C,
+                    int64_t ldc, const float *bias, lgk_clamp cl) {
+    if (M <= 0 || N <= 0) return;
+    DISPATCH(gemm_hp, M, N, K, A, lda, bp, C, ldc, bias, cl);
+}
+
 void lgk_cv_acc_h(float *acc, int64_t n, const float *x, int64_t K, const float *B, int64_t ldb) {
     DISPATCH(acc_h, acc, n, x, K, B, ldb);
 }
@@ -142,6 +148,11 @@ void lgk_cv_tconv_rows(const lgk_tconv_args *a, const float *in, const float *w,
                        const float *bias, lgk_clamp cl, int c4, int64_t r0, int64_t r1) {
     DISPATCH(tconv_rows, a, in, w, wt, ocp, bias, cl, c4, r0, r1);
 }
+void lgk_cv_bilerp_row_h(float *o, const float *row0, const float *row1, const int32_t *x0, const int32_t *x1,
+                         const float *dx, float dy, int64_t ow, int64_t C) {
+    DISPATCH(bilerp_row_h, o, row0, row1, x0, x1, dx, dy, ow, C);
+}
+
 int lgk_cv_round_half(float *p, int64_t n, int variant) {
 #if LGK_CV_X86
     if (variant != 1 && use_avx2()) {

@@ -743,7 +743,15 @@ static inline void KC(fin_h)(float *c, VF v, int64_t cnt, const float *bias, lgk
 
 static inline int64_t KC(mini)(int64_t a, int64_t b) { return a < b ? a : b; }
 
-#define KC_MACH(acc, x, b) acc = KC(h)(acc + KC(h)((x) * (b)))
+/* One half multiply-add: h(acc + x*b), product and sum in fp32 (lgk_mac). In LG_PREC_F16 every
+   operand is a half (tensors and weights are stored as halves), so x*b is exact in fp32 and an
+   FMA gives the same bits as the product and the sum: the AVX2 build uses one (shorter chain,
+   one instruction less), the portable build the two operations. */
+#if KC_F16C
+#define KC_MACH(acc, x, b) acc = KC(h)((VF)_mm256_fmadd_ps((__m256)(x), (__m256)(b), (__m256)(acc)))
+#else
+#define KC_MACH(acc, x, b) acc = KC(h)(acc + (x) * (b))
+#endif
 
 static void KC(gemm_h)(int64_t M, int64_t N, int64_t K, const float *A, int64_t sam, int64_t sak,
                        const float *B, int64_t ldb, float *C, int64_t ldc, const float *bias, lgk_clamp cl) {
@@ -757,7 +765,8 @@ static void KC(gemm_h)(int64_t M, int64_t N, int64_t K, const float *A, int64_t 
             if (n + KC_VW < N) {
                 for (int64_t k = 0; k < K; k++, b += ldb) {
                     VF b0 = KC(ld)(b), b1 = KC(ld)(b + KC_VW);
-                    float x0 = a0[k * sak], x1 = a1[k * sak], x2 = a2[k * sak], x3 = a3[k * sak];
+                    VF x0 = KC(splat)(a0[k * sak]), x1 = KC(splat)(a1[k * sak]), x2 = KC(splat)(a2[k * sak]),
+                       x3 = KC(splat)(a3[k * sak]);
                     KC_MACH(c00, x0, b0); KC_MACH(c01, x0, b1);
                     KC_MACH(c10, x1, b0); KC_MACH(c11, x1, b1);
                     KC_MACH(c20, x2, b0); KC_MACH(c21, x2, b1);
@@ -766,10 +775,10 @@ static void KC(gemm_h)(int64_t M, int64_t N, int64_t K, const float *A, int64_t 
             } else {
                 for (int64_t k = 0; k < K; k++, b += ldb) {
                     VF b0 = KC(ld)(b);
-                    KC_MACH(c00, a0[k * sak], b0);
-                    KC_MACH(c10, a1[k * sak], b0);
-                    KC_MACH(c20, a2[k * sak], b0);
-                    KC_MACH(c30, a3[k * sak], b0);
+                    KC_MACH(c00, KC(splat)(a0[k * sak]), b0);
+                    KC_MACH(c10, KC(splat)(a1[k * sak]), b0);
+                    KC_MACH(c20, KC(splat)(a2[k * sak]), b0);
+                    KC_MACH(c30, KC(splat)(a3[k * sak]), b0);
                 }
             }
             int64_t w0 = KC(mini)(KC_VW, N - n), w1 = N - n - KC_VW;
@@ -796,7 +805,7 @@ static void KC(gemm_h)(int64_t M, int64_t N, int64_t K, const float *A, int64_t 
             int64_t nv = (KC(mini)(4 * KC_VW, N - n) + KC_VW - 1) / KC_VW;
             if (nv == 4) {
                 for (int64_t k = 0; k < K; k++, b += ldb) {
-                    float x = a0[k * sak];
+                    const VF x = KC(splat)(a0[k * sak]);
                     KC_MACH(c0, x, KC(ld)(b));
                     KC_MACH(c1, x, KC(ld)(b + KC_VW));
                     KC_MACH(c2, x, KC(ld)(b + 2 * KC_VW));
@@ -804,7 +813,7 @@ static void KC(gemm_h)(int64_t M, int64_t N, int64_t K, const float *A, int64_t 
                 }
             } else {
                 for (int64_t k = 0; k < K; k++, b += ldb) {
-                    float x = a0[k * sak];
+                    const VF x = KC(splat)(a0[k * sak]);
                     KC_MACH(c0, x, KC(ld)(b));
                     if (nv > 1) KC_MACH(c1, x, KC(ld)(b + KC_VW));
                     if (nv > 2) KC_MACH(c2, x, KC(ld)(b + 2 * KC_VW));
@@ -819,15 +828,110 @@ static void KC(gemm_h)(int64_t M, int64_t N, int64_t K, const float *A, int64_t 
     }
 }
 
-/* acc[j] = h(acc[j] + h(x[k] * B[k*ldb + j])) for k < K in order, j < n (n a multiple of 8) */
+/* The half product over packed panels (lgk_cv_pack_b, as gemm): gemm_h's arithmetic (one
+   rounding per multiply-add from 0, then h(acc + bias), clamp) with gemm's register tiling:
+   6 rows x 16 columns (12 accumulators) on AVX2, 3 x 16 with 4-lane vectors. Rows past M
+   repeat the last row (computed, not stored). */
+#if KC_VW == 8
+#define KC_HMR 6
+#else
+#define KC_HMR 3
+#endif
+#define KC_HNV (16 / KC_VW)
+static void KC(gemm_hp)(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const float *Bp, float *C,
+                        int64_t ldc, const float *bias, lgk_clamp cl) {
+    const VF z = KC(splat)(0);
+    for (int64_t m0 = 0; m0 < M; m0 += KC_HMR) {
+        const int64_t mr = M - m0 < KC_HMR ? M - m0 : KC_HMR;
+        const float *ar[KC_HMR];
+        for (int r = 0; r < KC_HMR; r++) ar[r] = A + (m0 + (r < mr ? r : mr - 1)) * lda;
+        const float *bp = Bp;
+        for (int64_t j0 = 0; j0 < N;) {
+            const int64_t rem = N - j0, pw = rem <= 8 ? 8 : 16, nv = pw / KC_VW;
+            VF acc[KC_HMR][KC_HNV];
+            const float *b = bp;
+#if KC_VW == 8
+            const float *a0 = ar[0], *a1 = ar[1], *a2 = ar[2], *a3 = ar[3], *a4 = ar[4], *a5 = ar[5];
+            if (nv == 2) {
+                VF c00 = z, c01 = z, c10 = z, c11 = z, c20 = z, c21 = z, c30 = z, c31 = z, c40 = z, c41 = z, c50 = z, c51 = z;
+                for (int64_t k = 0; k < K; k++, b += 16) {
+                    const VF b0 = KC(ld)(b), b1 = KC(ld)(b + 8);
+                    VF x;
+                    x = KC(splat)(a0[k]); KC_MACH(c00, x, b0); KC_MACH(c01, x, b1);
+                    x = KC(splat)(a1[k]); KC_MACH(c10, x, b0); KC_MACH(c11, x, b1);
+                    x = KC(splat)(a2[k]); KC_MACH(c20, x, b0); KC_MACH(c21, x, b1);
+                    x = KC(splat)(a3[k]); KC_MACH(c30, x, b0); KC_MACH(c31, x, b1);
+                    x = KC(splat)(a4[k]); KC_MACH(c40, x, b0); KC_MACH(c41, x, b1);
+                    x = KC(splat)(a5[k]); KC_MACH(c50, x, b0); KC_MACH(c51, x, b1);
+                }
+                acc[0][0] = c00; acc[0][1] = c01; acc[1][0] = c10; acc[1][1] = c11; acc[2][0] = c20; acc[2][1] = c21;
+                acc[3][0] = c30; acc[3][1] = c31; acc[4][0] = c40; acc[4][1] = c41; acc[5][0] = c50; acc[5][1] = c51;
+            } else {
+                VF c0 = z, c1 = z, c2 = z, c3 = z, c4 = z, c5 = z;
+                for (int64_t k = 0; k < K; k++, b += 8) {
+                    const VF b0 = KC(ld)(b);
+                    KC_MACH(c0, KC(splat)(a0[k]), b0);
+                    KC_MACH(c1, KC(splat)(a1[k]), b0);
+                    KC_MACH(c2, KC(splat)(a2[k]), b0);
+                    KC_MACH(c3, KC(splat)(a3[k]), b0);
+                    KC_MACH(c4, KC(splat)(a4[k]), b0);
+                    KC_MACH(c5, KC(splat)(a5[k]), b0);
+                }
+                acc[0][0] = c0; acc[1][0] = c1; acc[2][0] = c2; acc[3][0] = c3; acc[4][0] = c4; acc[5][0] = c5;
+            }
+#else
+            const float *a0 = ar[0], *a1 = ar[1], *a2 = ar[2];
+            if (nv == 4) {
+                VF c00 = z, c01 = z, c02 = z, c03 = z, c10 = z, c11 = z, c12 = z, c13 = z;
+                VF c20 = z, c21 = z, c22 = z, c23 = z;
+                for (int64_t k = 0; k < K; k++, b += 16) {
+                    const VF b0 = KC(ld)(b), b1 = KC(ld)(b + 4), b2 = KC(ld)(b + 8), b3 = KC(ld)(b + 12);
+                    VF x;
+                    x = KC(splat)(a0[k]); KC_MACH(c00, x, b0); KC_MACH(c01, x, b1); KC_MACH(c02, x, b2); KC_MACH(c03, x, b3);
+                    x = KC(splat)(a1[k]); KC_MACH(c10, x, b0); KC_MACH(c11, x, b1); KC_MACH(c12, x, b2); KC_MACH(c13, x, b3);
+                    x = KC(splat)(a2[k]); KC_MACH(c20, x, b0); KC_MACH(c21, x, b1); KC_MACH(c22, x, b2); KC_MACH(c23, x, b3);
+                }
+                acc[0][0] = c00; acc[0][1] = c01; acc[0][2] = c02; acc[0][3] = c03;
+                acc[1][0] = c10; acc[1][1] = c11; acc[1][2] = c12; acc[1][3] = c13;
+                acc[2][0] = c20; acc[2][1] = c21; acc[2][2] = c22; acc[2][3] = c23;
+            } else {
+                VF c00 = z, c01 = z, c10 = z, c11 = z, c20 = z, c21 = z;
+                for (int64_t k = 0; k < K; k++, b += 8) {
+                    const VF b0 = KC(ld)(b), b1 = KC(ld)(b + 4);
+                    VF x;
+                    x = KC(splat)(a0[k]); KC_MACH(c00, x, b0); KC_MACH(c01, x, b1);
+                    x = KC(splat)(a1[k]); KC_MACH(c10, x, b0); KC_MACH(c11, x, b1);
+                    x = KC(splat)(a2[k]); KC_MACH(c20, x, b0); KC_MACH(c21, x, b1);
+                }
+                acc[0][0] = c00; acc[0][1] = c01; acc[1][0] = c10; acc[1][1] = c11; acc[2][0] = c20; acc[2][1] = c21;
+            }
+#endif
+            for (int64_t r = 0; r < mr; r++) {
+                float *c = C + (m0 + r) * ldc + j0;
+                for (int64_t v = 0; v < nv; v++) {
+                    const int64_t cnt = rem - v * KC_VW;
+                    if (cnt <= 0) break;
+                    KC(fin_h)(c + v * KC_VW, acc[r][v], KC(mini)(KC_VW, cnt), bias ? bias + j0 + v * KC_VW : NULL, cl);
+                }
+            }
+            bp += K * pw;
+            j0 += pw;
+        }
+    }
+}
+#undef KC_HMR
+#undef KC_HNV
+
+/* acc[j] = h(acc[j] + x[k] * B[k*ldb + j]) for k < K in order, j < n (n a multiple of 8) */
 static void KC(acc_h)(float *acc, int64_t n, const float *x, int64_t K, const float *B, int64_t ldb) {
     int64_t j = 0;
     for (; j + 2 * KC_VW <= n; j += 2 * KC_VW) {
         VF s0 = KC(ld)(acc + j), s1 = KC(ld)(acc + j + KC_VW);
         const float *b = B + j;
         for (int64_t k = 0; k < K; k++, b += ldb) {
-            KC_MACH(s0, x[k], KC(ld)(b));
-            KC_MACH(s1, x[k], KC(ld)(b + KC_VW));
+            const VF xk = KC(splat)(x[k]);
+            KC_MACH(s0, xk, KC(ld)(b));
+            KC_MACH(s1, xk, KC(ld)(b + KC_VW));
         }
         KC(st)(acc + j, s0);
         KC(st)(acc + j + KC_VW, s1);
@@ -835,7 +939,7 @@ static void KC(acc_h)(float *acc, int64_t n, const float *x, int64_t K, const fl
     for (; j < n; j += KC_VW) {
         VF s0 = KC(ld)(acc + j);
         const float *b = B + j;
-        for (int64_t k = 0; k < K; k++, b += ldb) KC_MACH(s0, x[k], KC(ld)(b));
+        for (int64_t k = 0; k < K; k++, b += ldb) KC_MACH(s0, KC(splat)(x[k]), KC(ld)(b));
         KC(st)(acc + j, s0);
     }
 }
@@ -845,7 +949,7 @@ static void KC(acc_h)(float *acc, int64_t n, const float *x, int64_t K, const fl
 /* Arithmetic per output channel, taps in column-major order (kx outer, ky inner):
      fp32: acc = bias (or 0); acc = acc + x*w for every tap, x = 0 outside the image
            (XNNPACK's order and zero padding: LiteRT.js's results bit for bit);
-     half: acc = 0; acc = h(acc + h(x*w)) for the taps inside the image (TFLite skips the
+     half: acc = 0; acc = h(acc + x*w) for the taps inside the image (TFLite skips the
            padding); then acc = h(acc + bias).
    `half` is a compile-time constant in the always_inline helpers. */
 
@@ -969,7 +1073,7 @@ static void KC(dw_px_mult)(const lgk_dw_args *a, const float *img, float *o, int
                 float x = inside ? ip[ic] : 0.0f;
                 for (int64_t m = 0; m < M; m++) {
                     int64_t oc = ic * M + m;
-                    if (a->half) o[oc] = lg_round_half(o[oc] + lg_round_half(x * wp[oc]));
+                    if (a->half) o[oc] = lg_round_half(o[oc] + x * wp[oc]);
                     else o[oc] = o[oc] + x * wp[oc];
                 }
             }
@@ -992,6 +1096,32 @@ static inline __attribute__((always_inline)) void KC(dw_run)(const lgk_dw_args *
     const VF b0 = KC_DW_INIT(bias);
     const float *ip = ip0 + c;
     float *op = op0 + c;
+    if (half) {
+        /* eight pixels per step: eight independent chains hide the latency of the rounding
+           (add, then two conversions); the tap order is the documented one */
+        const int64_t kh = a->kh, kw = a->kw;
+        for (; nox >= 8; nox -= 8, ip += 8 * sx, op += 8 * C) {
+            VF s0 = z, s1 = z, s2 = z, s3 = z, s4 = z, s5 = z, s6 = z, s7 = z;
+            for (int64_t kx = 0; kx < kw; kx++) {
+                const float *cp = ip + kx * dx, *wp = w + kx * C;
+                for (int64_t ky = 0; ky < kh; ky++, cp += dy, wp += kw * C) {
+                    const VF wv = KC(ld)(wp);
+                    KC_MACH(s0, KC(ld)(cp), wv);
+                    KC_MACH(s1, KC(ld)(cp + sx), wv);
+                    KC_MACH(s2, KC(ld)(cp + 2 * sx), wv);
+                    KC_MACH(s3, KC(ld)(cp + 3 * sx), wv);
+                    KC_MACH(s4, KC(ld)(cp + 4 * sx), wv);
+                    KC_MACH(s5, KC(ld)(cp + 5 * sx), wv);
+                    KC_MACH(s6, KC(ld)(cp + 6 * sx), wv);
+                    KC_MACH(s7, KC(ld)(cp + 7 * sx), wv);
+                }
+            }
+            KC_DW_FIN(s0, bias); KC_DW_FIN(s1, bias); KC_DW_FIN(s2, bias); KC_DW_FIN(s3, bias);
+            KC_DW_FIN(s4, bias); KC_DW_FIN(s5, bias); KC_DW_FIN(s6, bias); KC_DW_FIN(s7, bias);
+            KC(st)(op, s0); KC(st)(op + C, s1); KC(st)(op + 2 * C, s2); KC(st)(op + 3 * C, s3);
+            KC(st)(op + 4 * C, s4); KC(st)(op + 5 * C, s5); KC(st)(op + 6 * C, s6); KC(st)(op + 7 * C, s7);
+        }
+    }
     if (k3) {
         /* wYX: weight of tap (ky = Y, kx = X) */
         const VF w00 = KC(ld)(w), w01 = KC(ld)(w + C), w02 = KC(ld)(w + 2 * C);
@@ -1190,6 +1320,36 @@ static void KC(pool_rows)(const lgk_pool_args *a, int64_t r0, int64_t r1) {
                 if (a->cl.on) s = KC(clampv)(s, lo, hi);
                 KC(st_part)(o + c, s, nc);
             }
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ half bilinear row */
+
+/* One output row of RESIZE_BILINEAR in LG_PREC_F16 (lgk_cv_bilerp_row_h). Per channel, a GPU's
+   mix(mix(v00, v01, dx), mix(v10, v11, dx), dy) with each mix a + h(b - a)*t rounded once. */
+static inline float KC(lerp1)(float a, float b, float t) { return lg_round_half(a + lg_round_half(b - a) * t); }
+static void KC(bilerp_row_h)(float *o, const float *row0, const float *row1, const int32_t *x0,
+                             const int32_t *x1, const float *dxs, float dy, int64_t ow, int64_t C) {
+    const VF vy = KC(splat)(dy);
+    for (int64_t ox = 0; ox < ow; ox++, o += C) {
+        const float *p00 = row0 + (int64_t)x0[ox] * C, *p01 = row0 + (int64_t)x1[ox] * C;
+        const float *p10 = row1 + (int64_t)x0[ox] * C, *p11 = row1 + (int64_t)x1[ox] * C;
+        const float dx = dxs[ox];
+        if (C < KC_VW) {
+            for (int64_t k = 0; k < C; k++) {
+                float top = KC(lerp1)(p00[k], p01[k], dx), bot = KC(lerp1)(p10[k], p11[k], dx);
+                o[k] = KC(lerp1)(top, bot, dy);
+            }
+            continue;
+        }
+        const VF vx = KC(splat)(dx);
+        for (int64_t c = 0; c < C; c += KC_VW) {
+            int64_t k = c + KC_VW <= C ? c : C - KC_VW; /* the last block overlaps: same values */
+            VF a = KC(ld)(p00 + k), b = KC(ld)(p01 + k), e = KC(ld)(p10 + k), f = KC(ld)(p11 + k);
+            VF top = KC(h)(a + KC(h)(b - a) * vx);
+            VF bot = KC(h)(e + KC(h)(f - e) * vx);
+            KC(st)(o + k, KC(h)(top + KC(h)(bot - top) * vy));
         }
     }
 }

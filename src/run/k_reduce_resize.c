@@ -27,6 +27,7 @@
  * Nearest, per axis: i = min(align_corners ? round((o + offset) * scale)
  *                                          : floor((o + offset) * scale), in - 1),
  * offset = 0.5 with half_pixel_centers (then also i = max(i, 0)), round half away from 0. */
+#include "run/k_conv.h"
 #include "run/k_reduce.h"
 
 /* Every product and sum is its own fp32 operation (XNNPACK's arithmetic on wasm has no FMA):
@@ -151,6 +152,10 @@ lg_status lgk_resize_bilinear_prepare(lgk_node *n, lg_error *err) {
     if (n->ctx->prec == LG_PREC_F16) {
         bilinear_axis(s->ih, oh, bilinear_scale(s->ih, oh, align), half, s->y0, s->y1, s->dy);
         bilinear_axis(s->iw, ow, bilinear_scale(s->iw, ow, align), half, s->x0, s->x1, s->dx);
+        /* the shader's interpolation weights are halves too (so each product is exact) */
+        for (int32_t i = 0; i < oh; i++) s->dy[i] = lg_round_half(s->dy[i]);
+        for (int32_t i = 0; i < ow; i++) s->dx[i] = lg_round_half(s->dx[i]);
+        lgk_claim_half(n);
     } else {
         bilinear_axis_xnn(s->ih, oh, bilinear_scale(s->ih, oh, align), half, s->y0, s->y1, s->dy);
         bilinear_axis_xnn(s->iw, ow, bilinear_scale(s->iw, ow, align), half, s->x0, s->x1, s->dx);
@@ -191,21 +196,17 @@ static void bilinear_rows(void *ud, int64_t begin, int64_t end) {
         const float *row0 = in + (b * s->ih + s->y0[oy]) * s->iw * C;
         const float *row1 = in + (b * s->ih + s->y1[oy]) * s->iw * C;
         float *o = out + r * s->ow * C;
+        if (f16) {
+            /* a GPU's mix(mix(v00, v01, dx), mix(v10, v11, dx), dy), each a + (b - a) * t with the
+               difference rounded to half and the multiply-add rounded once (lgk_mac) */
+            lgk_cv_bilerp_row_h(o, row0, row1, s->x0, s->x1, s->dx, dy, s->ow, C);
+            continue;
+        }
         for (int64_t ox = 0; ox < s->ow; ox++, o += C) {
             const float dx = s->dx[ox];
             const float *p00 = row0 + s->x0[ox] * C, *p01 = row0 + s->x1[ox] * C;
             const float *p10 = row1 + s->x0[ox] * C, *p11 = row1 + s->x1[ox] * C;
-            if (f16) {
-                /* a GPU's mix(mix(v00, v01, dx), mix(v10, v11, dx), dy), each a + (b - a) * t
-                   with the difference, product and sum rounded to half */
-                for (int64_t k = 0; k < C; k++) {
-                    float top = lgk_mac(c, p00[k], lgk_h(c, p01[k] - p00[k]), dx);
-                    float bot = lgk_mac(c, p10[k], lgk_h(c, p11[k] - p10[k]), dx);
-                    o[k] = lgk_mac(c, top, lgk_h(c, bot - top), dy);
-                }
-            } else {
-                bilinear_px(o, p00, p10, p01, p11, dy, dx, C);
-            }
+            bilinear_px(o, p00, p10, p01, p11, dy, dx, C);
         }
     }
 }

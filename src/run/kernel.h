@@ -60,6 +60,7 @@ typedef struct lgk_node {
     lgi_arena *arena;
     const struct lgk_kernel *kernel; /* set by the interpreter */
     bool folded;              /* all inputs constant: computed once at create time */
+    bool out_half;            /* LG_PREC_F16: eval stores halves in every output (lgk_claim_half) */
 } lgk_node;
 
 typedef lg_status (*lgk_fn)(lgk_node *n, lg_error *err);
@@ -123,15 +124,24 @@ static inline float lgk_act(int act, float v) {
     }
 }
 
+/* A kernel's prepare says its eval already stores every float output as halves in LG_PREC_F16
+   (its last step is a rounding, or a clamp to half bounds), so the interpreter's rounding of the
+   outputs after each op is skipped. The sanitizer build checks the claim after every op. */
+static inline void lgk_claim_half(lgk_node *n) { n->out_half = n->ctx->prec == LG_PREC_F16; }
+
 /* Arithmetic in the current precision. In LG_PREC_F16 each result is rounded to half. */
 static inline float lgk_h(const lgk_ctx *c, float v) {
     return c->prec == LG_PREC_F16 ? lg_round_half(v) : v;
 }
 static inline float lgk_add(const lgk_ctx *c, float a, float b) { return lgk_h(c, a + b); }
 static inline float lgk_mul(const lgk_ctx *c, float a, float b) { return lgk_h(c, a * b); }
-/* acc + a*b with the product and the sum each rounded in LG_PREC_F16 (no FMA). */
+/* acc + a*b. In LG_PREC_F16 one rounding to half: h(acc + a*b), the product and the sum
+   formed in fp32 (no FMA instruction). For halves a and b the product is exact in fp32 (11 x 11
+   significant bits), so this is the single rounding of a GPU's fp16 fused multiply-add, up to
+   the fp32 rounding of the sum (it can matter only when that rounding lands on a tie between
+   two halves, which is rare). */
 static inline float lgk_mac(const lgk_ctx *c, float acc, float a, float b) {
-    if (c->prec == LG_PREC_F16) return lg_round_half(acc + lg_round_half(a * b));
+    if (c->prec == LG_PREC_F16) return lg_round_half(acc + a * b);
     return acc + a * b;
 }
 /* Dot product of n elements with strides, accumulated in the current precision. */

@@ -5,8 +5,8 @@
  * Goldens are either worked out by hand (small cases, the arithmetic in the comments) or
  * computed by naive loops written here from TFLite's reference semantics: scalar, scattered
  * or gathered differently from the kernels, double accumulation for fp32; for LG_PREC_F16 the
- * naive loops round every product and partial sum with lg_round_half in the documented order
- * and must match bit for bit. */
+ * naive loops round every multiply-add (h(acc + x*w), one rounding) and every other partial
+ * sum with lg_round_half in the documented order and must match bit for bit. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -149,7 +149,7 @@ static int pad_before(int s, int d, int in, int f, int out) {
 }
 
 /* An accumulator in one of the three modes: fp32 modes sum in double here (independent of
-   the kernels' float order); f16 rounds each product and each sum in the given order. */
+   the kernels' float order); f16 rounds each multiply-add and each sum in the given order. */
 typedef struct acc_t {
     int p;
     double d;
@@ -157,7 +157,10 @@ typedef struct acc_t {
 } acc_t;
 static acc_t acc0(int p) { acc_t a = {p, 0, 0}; return a; }
 static void acc_mac(acc_t *a, float x, float w) {
-    if (a->p == LG_PREC_F16) a->h = H(a->h + H(x * w));
+    /* f16: one rounding per multiply-add. Formed in double (exact for these half operands:
+       the product has 22 significant bits), then rounded to fp32 and to half, which is the
+       documented h(acc + a*b) with an fp32 sum. */
+    if (a->p == LG_PREC_F16) a->h = H((float)((double)a->h + (double)x * (double)w));
     else a->d += (double)x * (double)w;
 }
 static void acc_add(acc_t *a, float x) {

@@ -12,7 +12,9 @@
 
 #include "lg/lg.h"
 #include "lg/run.h"
+#include "run/k_conv.h"
 #include "tf.h"
+#include "util/half.h"
 
 /* ------------------------------------------------------------------ the one-op rig */
 
@@ -1189,6 +1191,77 @@ LG_TEST(k_reduce_resize_bilinear_fp32_xnnpack_order) {
             free(want);
         }
     CHECK(differs_half > 0);
+}
+
+/* LG_PREC_F16 bilinear as documented (a GPU's mix in half): TFLite's source coordinates, the
+   weights t rounded to half, each mix a + h(b - a) * t rounded once; written per element here,
+   from the formula, independently of the kernel's tables and vector rows. */
+static float hh(float v) { return lg_half_to_float(lg_float_to_half(v)); }
+static float naive_bilinear_f16(const float *x, int H, int W, int C, int b, int y, int xo, int c, int oh, int ow,
+                                int align, int half) {
+    float sy = (align && oh > 1) ? (float)(H - 1) / (float)(oh - 1) : (float)H / (float)oh;
+    float sx = (align && ow > 1) ? (float)(W - 1) / (float)(ow - 1) : (float)W / (float)ow;
+    float fy = half ? ((float)y + 0.5f) * sy - 0.5f : (float)y * sy;
+    float fx = half ? ((float)xo + 0.5f) * sx - 0.5f : (float)xo * sx;
+    int y0 = (int)floorf(fy) < 0 ? 0 : (int)floorf(fy), x0 = (int)floorf(fx) < 0 ? 0 : (int)floorf(fx);
+    int y1 = (int)ceilf(fy) > H - 1 ? H - 1 : (int)ceilf(fy), x1 = (int)ceilf(fx) > W - 1 ? W - 1 : (int)ceilf(fx);
+    if (y1 < 0) y1 = 0;
+    if (x1 < 0) x1 = 0;
+    float ty = hh(fy - (float)y0), tx = hh(fx - (float)x0);
+#define PX(yy, xx) hh(x[(((int64_t)b * H + (yy)) * W + (xx)) * C + c])
+    float top = hh(PX(y0, x0) + hh(PX(y0, x1) - PX(y0, x0)) * tx);
+    float bot = hh(PX(y1, x0) + hh(PX(y1, x1) - PX(y1, x0)) * tx);
+#undef PX
+    return hh(top + hh(bot - top) * ty);
+}
+
+static void bilinear_f16_pass(void) {
+    /* channel counts below, at and past the vector width (8), with a vector tail (11, 20) */
+    static const struct { int B, H, W, C, oh, ow; } sh[6] = {{1, 3, 5, 3, 7, 4},   {2, 4, 4, 11, 9, 6},
+                                                           {1, 6, 7, 2, 3, 2},   {1, 12, 12, 16, 24, 24},
+                                                           {1, 5, 3, 8, 10, 6},  {1, 2, 9, 20, 5, 17}};
+    static const lg_resize_bilinear_options modes[3] = {{false, false}, {false, true}, {true, false}};
+    int nontrivial = 0;
+    for (int k = 0; k < 6; k++)
+        for (int md = 0; md < 3; md++) {
+            const int B = sh[k].B, H = sh[k].H, W = sh[k].W, C = sh[k].C, oh = sh[k].oh, ow = sh[k].ow;
+            const int64_t nx = (int64_t)B * H * W * C, ny = (int64_t)B * oh * ow * C;
+            float *x = malloc((size_t)nx * 4), *want = malloc((size_t)ny * 4);
+            lg_error err;
+            if (!x || !want) { free(x); free(want); CHECK(0); return; }
+            lg_fill_f32("random:23", x, nx, &err);
+            for (int64_t i = 0; i < nx; i++) x[i] *= 300.0f; /* halves' spacing matters */
+            for (int b = 0; b < B; b++)
+                for (int y = 0; y < oh; y++)
+                    for (int xo = 0; xo < ow; xo++)
+                        for (int c = 0; c < C; c++) {
+                            const int64_t i = (((int64_t)b * oh + y) * ow + xo) * C + c;
+                            want[i] = naive_bilinear_f16(x, H, W, C, b, y, xo, c, oh, ow, modes[md].align_corners,
+                                                         modes[md].half_pixel_centers);
+                            nontrivial += want[i] != hh(naive_bilinear(x, H, W, C, b, y, xo, c, oh, ow,
+                                                                       modes[md].align_corners,
+                                                                       modes[md].half_pixel_centers));
+                        }
+            const int32_t xs[4] = {B, H, W, C};
+            op_case rc = resize_case(LG_OP_RESIZE_BILINEAR, &modes[md], (lg_dims){xs, 4}, x, oh, ow);
+            op_run r;
+            if (RUN_OK(&rc, LG_PREC_F16, &r)) {
+                if (r.numel[0] != ny || memcmp(r.data[0], want, (size_t)ny * 4) != 0)
+                    tf_fail(__FILE__, __LINE__, "shape %d mode %d: not the documented half arithmetic", k, md);
+                free_run(&r);
+            }
+            free(x);
+            free(want);
+        }
+    /* the half arithmetic is visible: it differs from fp32 rounded once at the end */
+    CHECK(nontrivial > 0);
+}
+
+LG_TEST(k_reduce_resize_bilinear_f16_bits) {
+    bilinear_f16_pass();   /* the best vector code for this CPU (F16C) */
+    lgk_cv_simd_override(0);
+    bilinear_f16_pass();   /* the portable 4-lane code with software rounding */
+    lgk_cv_simd_override(-1);
 }
 
 LG_TEST(k_reduce_resize_bilinear_corpus_models) {
