@@ -74,6 +74,10 @@ LG_INTERNAL void lgk_cv_gemm_hp(int64_t M, int64_t N, int64_t K, const float *A,
 /* Continue half accumulations: acc[j] = h(acc[j] + x[k] * B[k*ldb + j]) for k < K in order,
    j < n; n a multiple of 8. */
 LG_INTERNAL void lgk_cv_acc_h(float *acc, int64_t n, const float *x, int64_t K, const float *B, int64_t ldb);
+/* The same for four accumulators at once (rows of acc n apart) whose inputs are xs apart:
+   acc[p*n + j] = h(acc[p*n + j] + x[p*xs + k] * B[k*ldb + j]) for p < 4, in the same order. */
+LG_INTERNAL void lgk_cv_acc_h4(float *acc, int64_t n, const float *x, int64_t xs, int64_t K, const float *B,
+                               int64_t ldb);
 static inline int64_t lgk_cv_pad8(int64_t n) { return (n + 7) & ~(int64_t)7; }
 
 /* The fp32 GEMM: C[m*ldc + n] = clamp(bias[n] + sum_k A[m*lda + k] * W(n, k)) (bias may be NULL:

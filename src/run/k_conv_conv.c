@@ -192,9 +192,9 @@ static lg_status tconv_finish(lgk_node *n, tconv_state *s, lg_error *err) {
     if (s->kh < 1 || s->kw < 1) return lgk_fail(n, LG_ERR_FORMAT, err, "filter is empty");
     if (s->ic > INT_MAX / 8 || s->oc * s->kh * s->kw > INT_MAX / 8)
         return lgk_fail(n, LG_ERR_LIMIT, err, "transposed conv too large for the GEMM");
-    /* the weights as [kh*kw][ic][pad8(oc)]; half: also one output's accumulators */
+    /* the weights as [kh*kw][ic][pad8(oc)]; half: also four outputs' accumulators */
     uint64_t scratch = (uint64_t)(s->kh * s->kw * s->ic) * (uint64_t)lgk_cv_pad8(s->oc);
-    if (n->ctx->prec == LG_PREC_F16) scratch += (uint64_t)lgk_cv_pad8(s->oc);
+    if (n->ctx->prec == LG_PREC_F16) scratch += 4 * (uint64_t)lgk_cv_pad8(s->oc);
     n->scratch_bytes = scratch * sizeof(float);
     tconv_state *ps = lgk_alloc(n, sizeof *ps);
     if (!ps) return lgk_fail(n, LG_ERR_NOMEM, err, "out of memory");
@@ -336,7 +336,45 @@ static void tconv_f32(const lgk_node *n, const tconv_state *s, const float *in, 
 }
 
 /* half: each output gathers its input pixels in the order TFLite's scatter visits them (input
-   row, then column ascending; channels ascending), accumulating in half. */
+   row, then column ascending; channels ascending), accumulating in half. Output pixels ox,
+   ox + sw, ox + 2sw, ox + 3sw of a row whose valid taps are the same read input columns ix,
+   ix + 1, ix + 2, ix + 3 at every tap: they are accumulated together (lgk_cv_acc_h4), each in
+   its own order, so the result is the pixel-by-pixel one. */
+
+/* bit kx set when tap column kx of output column ox reads an input column (kw <= 64) */
+static uint64_t tconv_kx_mask(const tconv_state *s, int64_t ox) {
+    uint64_t m = 0;
+    for (int64_t kx = 0; kx < s->kw; kx++) {
+        int64_t tx = ox + s->pw - kx;
+        if (tx >= 0 && tx % s->sw == 0 && tx / s->sw < s->w) m |= (uint64_t)1 << kx;
+    }
+    return m;
+}
+
+/* accumulate np (1 or 4) output pixels starting at column ox, sw apart, of row oy into acc */
+static void tconv_f16_px(const tconv_state *s, const float *in, const float *wt, int64_t b, int64_t oy, int64_t ox,
+                         int np, float *acc) {
+    const int64_t ocp = lgk_cv_pad8(s->oc);
+    memset(acc, 0, (size_t)(np * ocp) * sizeof(float));
+    /* ky = oy + ph - iy*sh: iy ascending is ky descending */
+    for (int64_t ky = s->kh - 1; ky >= 0; ky--) {
+        int64_t ty = oy + s->ph - ky;
+        if (ty < 0 || ty % s->sh) continue;
+        int64_t iy = ty / s->sh;
+        if (iy >= s->h) continue;
+        for (int64_t kx = s->kw - 1; kx >= 0; kx--) {
+            int64_t tx = ox + s->pw - kx;
+            if (tx < 0 || tx % s->sw) continue;
+            int64_t ix = tx / s->sw;
+            if (ix >= s->w) continue;
+            const float *x = in + ((b * s->h + iy) * s->w + ix) * s->ic;
+            const float *wk = wt + (ky * s->kw + kx) * s->ic * ocp;
+            if (np == 4) lgk_cv_acc_h4(acc, ocp, x, s->ic, s->ic, wk, ocp);
+            else lgk_cv_acc_h(acc, ocp, x, s->ic, wk, ocp);
+        }
+    }
+}
+
 static void tconv_f16(const tconv_state *s, const float *in, const float *w, const float *bias, float *out,
                       float *scratch) {
     const int64_t ocp = lgk_cv_pad8(s->oc), taps = s->kh * s->kw;
@@ -349,34 +387,31 @@ static void tconv_f16(const tconv_state *s, const float *in, const float *w, con
         }
     for (int64_t b = 0; b < s->nb; b++)
         for (int64_t oy = 0; oy < s->oh; oy++)
-            for (int64_t ox = 0; ox < s->ow; ox++) {
-                memset(acc, 0, (size_t)ocp * sizeof(float));
-                /* ky = oy + ph - iy*sh: iy ascending is ky descending */
-                for (int64_t ky = s->kh - 1; ky >= 0; ky--) {
-                    int64_t ty = oy + s->ph - ky;
-                    if (ty < 0 || ty % s->sh) continue;
-                    int64_t iy = ty / s->sh;
-                    if (iy >= s->h) continue;
-                    for (int64_t kx = s->kw - 1; kx >= 0; kx--) {
-                        int64_t tx = ox + s->pw - kx;
-                        if (tx < 0 || tx % s->sw) continue;
-                        int64_t ix = tx / s->sw;
-                        if (ix >= s->w) continue;
-                        lgk_cv_acc_h(acc, ocp, in + ((b * s->h + iy) * s->w + ix) * s->ic, s->ic,
-                                     wt + (ky * s->kw + kx) * s->ic * ocp, ocp);
+            for (int64_t r = 0; r < s->sw && r < s->ow; r++)
+                for (int64_t ox = r; ox < s->ow;) {
+                    int np = 1;
+                    if (s->kw <= 64 && ox + 3 * s->sw < s->ow) {
+                        uint64_t m = tconv_kx_mask(s, ox);
+                        if (m == tconv_kx_mask(s, ox + s->sw) && m == tconv_kx_mask(s, ox + 2 * s->sw) &&
+                            m == tconv_kx_mask(s, ox + 3 * s->sw))
+                            np = 4;
                     }
-                }
-                float *o = out + ((b * s->oh + oy) * s->ow + ox) * s->oc;
-                for (int64_t c = 0; c < s->oc; c++) {
-                    float v = acc[c];
-                    if (bias) v = lg_round_half(v + bias[c]);
-                    if (s->cl.on) {
-                        if (v < s->cl.lo) v = s->cl.lo;
-                        if (s->cl.hi < v) v = s->cl.hi;
+                    tconv_f16_px(s, in, wt, b, oy, ox, np, acc);
+                    for (int p = 0; p < np; p++) {
+                        const float *a = acc + p * ocp;
+                        float *o = out + ((b * s->oh + oy) * s->ow + ox + p * s->sw) * s->oc;
+                        for (int64_t c = 0; c < s->oc; c++) {
+                            float v = a[c];
+                            if (bias) v = lg_round_half(v + bias[c]);
+                            if (s->cl.on) {
+                                if (v < s->cl.lo) v = s->cl.lo;
+                                if (s->cl.hi < v) v = s->cl.hi;
+                            }
+                            o[c] = v;
+                        }
                     }
-                    o[c] = v;
+                    ox += np * s->sw;
                 }
-            }
 }
 
 lg_status lgk_tconv_eval(lgk_node *n, lg_error *err) {

@@ -133,6 +133,10 @@ void lgk_cv_acc_h(float *acc, int64_t n, const float *x, int64_t K, const float 
     DISPATCH(acc_h, acc, n, x, K, B, ldb);
 }
 
+void lgk_cv_acc_h4(float *acc, int64_t n, const float *x, int64_t xs, int64_t K, const float *B, int64_t ldb) {
+    DISPATCH(acc_h4, acc, n, x, xs, K, B, ldb);
+}
+
 void lgk_cv_im2col(const lgk_im2col_args *a, int64_t p0, int64_t mt, float *col) { DISPATCH(im2col, a, p0, mt, col); }
 
 void lgk_cv_conv_dot(const lgk_im2col_args *a, const float *w, int64_t N, const float *bias, lgk_clamp cl,

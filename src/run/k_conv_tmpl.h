@@ -922,6 +922,41 @@ static void KC(gemm_hp)(int64_t M, int64_t N, int64_t K, const float *A, int64_t
 #undef KC_HMR
 #undef KC_HNV
 
+/* Four accumulations at once (lgk_cv_acc_h4): acc[p*n + j] = h(acc[p*n + j] + x[p*xs + k] * B[k*ldb + j])
+   for p < 4, k < K in order, j < n (a multiple of 8): eight independent chains per step. */
+static void KC(acc_h4)(float *acc, int64_t n, const float *x, int64_t xs, int64_t K, const float *B, int64_t ldb) {
+    const float *x0 = x, *x1 = x + xs, *x2 = x + 2 * xs, *x3 = x + 3 * xs;
+    float *a0 = acc, *a1 = acc + n, *a2 = acc + 2 * n, *a3 = acc + 3 * n;
+    int64_t j = 0;
+    for (; j + 2 * KC_VW <= n; j += 2 * KC_VW) {
+        VF s00 = KC(ld)(a0 + j), s01 = KC(ld)(a0 + j + KC_VW), s10 = KC(ld)(a1 + j), s11 = KC(ld)(a1 + j + KC_VW);
+        VF s20 = KC(ld)(a2 + j), s21 = KC(ld)(a2 + j + KC_VW), s30 = KC(ld)(a3 + j), s31 = KC(ld)(a3 + j + KC_VW);
+        const float *b = B + j;
+        for (int64_t k = 0; k < K; k++, b += ldb) {
+            const VF b0 = KC(ld)(b), b1 = KC(ld)(b + KC_VW);
+            VF v;
+            v = KC(splat)(x0[k]); KC_MACH(s00, v, b0); KC_MACH(s01, v, b1);
+            v = KC(splat)(x1[k]); KC_MACH(s10, v, b0); KC_MACH(s11, v, b1);
+            v = KC(splat)(x2[k]); KC_MACH(s20, v, b0); KC_MACH(s21, v, b1);
+            v = KC(splat)(x3[k]); KC_MACH(s30, v, b0); KC_MACH(s31, v, b1);
+        }
+        KC(st)(a0 + j, s00); KC(st)(a0 + j + KC_VW, s01); KC(st)(a1 + j, s10); KC(st)(a1 + j + KC_VW, s11);
+        KC(st)(a2 + j, s20); KC(st)(a2 + j + KC_VW, s21); KC(st)(a3 + j, s30); KC(st)(a3 + j + KC_VW, s31);
+    }
+    for (; j < n; j += KC_VW) {
+        VF s0 = KC(ld)(a0 + j), s1 = KC(ld)(a1 + j), s2 = KC(ld)(a2 + j), s3 = KC(ld)(a3 + j);
+        const float *b = B + j;
+        for (int64_t k = 0; k < K; k++, b += ldb) {
+            const VF b0 = KC(ld)(b);
+            KC_MACH(s0, KC(splat)(x0[k]), b0);
+            KC_MACH(s1, KC(splat)(x1[k]), b0);
+            KC_MACH(s2, KC(splat)(x2[k]), b0);
+            KC_MACH(s3, KC(splat)(x3[k]), b0);
+        }
+        KC(st)(a0 + j, s0); KC(st)(a1 + j, s1); KC(st)(a2 + j, s2); KC(st)(a3 + j, s3);
+    }
+}
+
 /* acc[j] = h(acc[j] + x[k] * B[k*ldb + j]) for k < K in order, j < n (n a multiple of 8) */
 static void KC(acc_h)(float *acc, int64_t n, const float *x, int64_t K, const float *B, int64_t ldb) {
     int64_t j = 0;
