@@ -71,6 +71,10 @@ LG_INTERNAL void lgk_cv_gemm_h(int64_t M, int64_t N, int64_t K, const float *A, 
    the arithmetic of lgk_cv_gemm_h bit for bit, the register tiling of lgk_cv_gemm. */
 LG_INTERNAL void lgk_cv_gemm_hp(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const float *bp,
                                 float *C, int64_t ldc, const float *bias, lgk_clamp cl);
+/* The same half product for N = 1..4 columns with W unpacked, [N][K] (row n = output n):
+   vectors across rows, so no lane computes padding. */
+LG_INTERNAL void lgk_cv_gemm_hn(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const float *W,
+                                float *C, int64_t ldc, const float *bias, lgk_clamp cl);
 /* Continue half accumulations: acc[j] = h(acc[j] + x[k] * B[k*ldb + j]) for k < K in order,
    j < n; n a multiple of 8. */
 LG_INTERNAL void lgk_cv_acc_h(float *acc, int64_t n, const float *x, int64_t K, const float *B, int64_t ldb);

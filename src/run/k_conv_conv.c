@@ -126,7 +126,9 @@ static void conv_chunks(void *ud, int64_t c0, int64_t c1) {
                 lda = s->K;
             }
             float *y = j->out + p0 * s->oc;
-            if (j->mode == 2) {
+            if (j->mode == 2 && s->ocg <= 4) {
+                lgk_cv_gemm_hn(mt, s->ocg, s->K, a, lda, j->wg, y, s->oc, j->bg, s->cl);
+            } else if (j->mode == 2) {
                 lgk_cv_gemm_hp(mt, s->ocg, s->K, a, lda, j->bp, y, s->oc, j->bg, s->cl);
             } else if (j->mode == 4) {
                 lgk_cv_gemm_c4(mt, s->ocg, s->K, a, lda, j->bp, y, s->oc, j->bg, s->cl, s->fic);

@@ -82,6 +82,10 @@ lg_status lgk_fc_eval(lgk_node *n, lg_error *err) {
         lgk_cv_pack_b(w, s->in, 1, s->units, s->in, n->scratch);
         bp = n->scratch;
     }
+    if (n->ctx->prec == LG_PREC_F16 && s->units <= 4) {
+        lgk_cv_gemm_hn(s->batch, s->units, s->in, x, s->in, w, y, s->units, bias, s->cl);
+        return LG_OK;
+    }
     if (n->ctx->prec == LG_PREC_F16) {
         lgk_cv_gemm_hp(s->batch, s->units, s->in, x, s->in, bp, y, s->units, bias, s->cl);
         return LG_OK;

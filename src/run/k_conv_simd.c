@@ -129,6 +129,12 @@ void lgk_cv_gemm_hp(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda
     DISPATCH(gemm_hp, M, N, K, A, lda, bp, C, ldc, bias, cl);
 }
 
+void lgk_cv_gemm_hn(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const float *W, float *C,
+                    int64_t ldc, const float *bias, lgk_clamp cl) {
+    if (M <= 0 || N <= 0) return;
+    DISPATCH(gemm_hn, M, N, K, A, lda, W, C, ldc, bias, cl);
+}
+
 void lgk_cv_acc_h(float *acc, int64_t n, const float *x, int64_t K, const float *B, int64_t ldb) {
     DISPATCH(acc_h, acc, n, x, K, B, ldb);
 }

@@ -922,6 +922,71 @@ static void KC(gemm_hp)(int64_t M, int64_t N, int64_t K, const float *A, int64_t
 #undef KC_HMR
 #undef KC_HNV
 
+/* The half product for 1-4 output columns (lgk_cv_gemm_hn): vectors run across rows (pixels)
+   instead of columns, so no lane is wasted on padding; W is [N][K] (row n = output n). A block
+   of G vectors of rows is transposed eight k at a time into xt, then every chain (row vector
+   g, column n) takes its eight multiply-adds in k order: G*N independent chains. */
+#define KC_HN_G 8
+static inline __attribute__((always_inline)) void KC(gemm_hn_t)(int64_t M, int64_t K, const float *A, int64_t lda,
+                                                                const float *W, float *C, int64_t ldc,
+                                                                const float *bias, lgk_clamp cl, const int G,
+                                                                const int N) {
+    const int64_t R = (int64_t)G * KC_VW;
+    const VF z = KC(splat)(0);
+    float xt[8][KC_HN_G * KC_VW];
+    const float *ar[KC_HN_G * KC_VW];
+    for (int64_t m0 = 0; m0 < M; m0 += R) {
+        for (int64_t r = 0; r < R; r++) ar[r] = A + (m0 + r < M ? m0 + r : M - 1) * lda;
+        VF acc[KC_HN_G][4];
+        for (int g = 0; g < G; g++)
+            for (int n = 0; n < N; n++) acc[g][n] = z;
+        for (int64_t k0 = 0; k0 < K; k0 += 8) {
+            const int64_t kb = K - k0 < 8 ? K - k0 : 8;
+#if KC_VW == 8
+            if (kb == 8) {
+                for (int g = 0; g < G; g++) {
+                    VF x[8];
+                    for (int j = 0; j < 8; j++) x[j] = KC(ld)(ar[g * 8 + j] + k0);
+                    KC(tr8)(x);
+                    for (int kk = 0; kk < 8; kk++) KC(st)(&xt[kk][g * 8], x[kk]);
+                }
+            } else
+#endif
+            {
+                for (int64_t r = 0; r < R; r++)
+                    for (int64_t kk = 0; kk < kb; kk++) xt[kk][r] = ar[r][k0 + kk];
+            }
+            for (int64_t kk = 0; kk < kb; kk++)
+                for (int n = 0; n < N; n++) {
+                    const VF wv = KC(splat)(W[n * K + k0 + kk]);
+                    for (int g = 0; g < G; g++) KC_MACH(acc[g][n], KC(ld)(&xt[kk][g * KC_VW]), wv);
+                }
+        }
+        for (int g = 0; g < G; g++)
+            for (int n = 0; n < N; n++) {
+                VF v = acc[g][n];
+                if (bias) v = KC(h)(v + KC(splat)(bias[n]));
+                if (cl.on) v = KC(clampv)(v, KC(splat)(cl.lo), KC(splat)(cl.hi));
+                float t[KC_VW];
+                KC(st)(t, v);
+                for (int i = 0; i < KC_VW; i++) {
+                    int64_t r = m0 + g * KC_VW + i;
+                    if (r < M) C[r * ldc + n] = t[i];
+                }
+            }
+    }
+}
+static void KC(gemm_hn)(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const float *W, float *C,
+                        int64_t ldc, const float *bias, lgk_clamp cl) {
+    switch (N) {
+    case 1: KC(gemm_hn_t)(M, K, A, lda, W, C, ldc, bias, cl, 8, 1); break;
+    case 2: KC(gemm_hn_t)(M, K, A, lda, W, C, ldc, bias, cl, 4, 2); break;
+    case 3: KC(gemm_hn_t)(M, K, A, lda, W, C, ldc, bias, cl, 2, 3); break;
+    default: KC(gemm_hn_t)(M, K, A, lda, W, C, ldc, bias, cl, 2, 4); break;
+    }
+}
+#undef KC_HN_G
+
 /* Four accumulations at once (lgk_cv_acc_h4): acc[p*n + j] = h(acc[p*n + j] + x[p*xs + k] * B[k*ldb + j])
    for p < 4, k < K in order, j < n (a multiple of 8): eight independent chains per step. */
 static void KC(acc_h4)(float *acc, int64_t n, const float *x, int64_t xs, int64_t K, const float *B, int64_t ldb) {

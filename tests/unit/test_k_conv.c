@@ -1118,9 +1118,10 @@ LG_TEST(k_conv_fully_connected_shapes) {
 }
 
 static void k_conv_fully_connected_vs_naive_body(void) {
-    /* {batch, in, units, bias}: units 63 and 8 and 24 one chain, 19, 1, 33, 6 c4 */
+    /* {batch, in, units, bias}: units 63 and 8 and 24 one chain, 19, 1, 33, 6 c4; the last
+       four: 1-4 units over many rows and 8-blocks of inputs (f16: vectors across rows) */
     int cases[][4] = {{1, 672, 63, 1}, {5, 40, 19, 0}, {9, 17, 8, 1}, {1, 3, 1, 0}, {4, 128, 33, 1}, {3, 30, 6, 1},
-                      {7, 21, 24, 1}};
+                      {7, 21, 24, 1}, {70, 37, 1, 1}, {11, 64, 2, 0}, {17, 9, 3, 1}, {20, 16, 4, 1}};
     for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
         int batch = cases[ci][0], in = cases[ci][1], units = cases[ci][2], hasb = cases[ci][3];
         float *x = rand_buf((int64_t)batch * in, 2), *w = rand_buf((int64_t)units * in, 1), *b = rand_buf(units, 1);
