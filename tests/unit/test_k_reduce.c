@@ -1112,16 +1112,22 @@ LG_TEST(k_reduce_resize_bilinear_errors) {
     EXPECT_FAIL(&c, LG_ERR_FORMAT, "must be INT32");
 }
 
+/* TFLite's source coordinate along one axis: the two neighbours i0 <= i1 and the fraction
+   f = src - i0 (out o of n outputs, in inputs). */
+static float bl_axis(int o, int in, int n, int align, int half, int *i0, int *i1) {
+    float s = (align && n > 1) ? (float)(in - 1) / (float)(n - 1) : (float)in / (float)n;
+    float f = half ? ((float)o + 0.5f) * s - 0.5f : (float)o * s;
+    int lo = (int)floorf(f) < 0 ? 0 : (int)floorf(f), hi = (int)ceilf(f) > in - 1 ? in - 1 : (int)ceilf(f);
+    *i0 = lo;
+    *i1 = hi < 0 ? 0 : hi;
+    return f - (float)lo;
+}
+
 /* Bilinear straight from TFLite's formulas, per output element (no tables). */
 static float naive_bilinear(const float *x, int H, int W, int C, int b, int y, int xo, int c, int oh, int ow, int align,
                             int half) {
-    float sy = (align && oh > 1) ? (float)(H - 1) / (float)(oh - 1) : (float)H / (float)oh;
-    float sx = (align && ow > 1) ? (float)(W - 1) / (float)(ow - 1) : (float)W / (float)ow;
-    float fy = half ? ((float)y + 0.5f) * sy - 0.5f : (float)y * sy;
-    float fx = half ? ((float)xo + 0.5f) * sx - 0.5f : (float)xo * sx;
-    int y0 = (int)floorf(fy) < 0 ? 0 : (int)floorf(fy), x0 = (int)floorf(fx) < 0 ? 0 : (int)floorf(fx);
-    int y1 = (int)ceilf(fy) > H - 1 ? H - 1 : (int)ceilf(fy), x1 = (int)ceilf(fx) > W - 1 ? W - 1 : (int)ceilf(fx);
-    float a = fy - (float)y0, e = fx - (float)x0;
+    int y0, y1, x0, x1;
+    float a = bl_axis(y, H, oh, align, half, &y0, &y1), e = bl_axis(xo, W, ow, align, half, &x0, &x1);
 #define PX(yy, xx) x[(((int64_t)b * H + (yy)) * W + (xx)) * C + c]
     return PX(y0, x0) * (1 - a) * (1 - e) + PX(y1, x0) * a * (1 - e) + PX(y0, x1) * (1 - a) * e + PX(y1, x1) * a * e;
 #undef PX
@@ -1152,62 +1158,14 @@ static float naive_bilinear_xnn(const float *x, int H, int W, int C, int b, int 
     return top + (bot - top) * ay;
 }
 
-LG_TEST(k_reduce_resize_bilinear_fp32_xnnpack_order) {
-    /* fp32 arithmetic is XNNPACK's (LiteRT.js's): bit for bit the naive loop above, in the
-       three modes, up- and downscaling, channel counts with and without a vector tail. The
-       half-pixel sources differ from TFLite's (o + 0.5) * scale - 0.5 in rounding, so some
-       outputs differ from the TFLite-order loop (checked, so the test tells them apart). */
-    static const struct { int B, H, W, C, oh, ow; } sh[4] = {
-        {1, 3, 5, 3, 7, 4}, {2, 4, 4, 11, 9, 6}, {1, 6, 7, 2, 3, 2}, {1, 12, 12, 16, 24, 24}};
-    static const lg_resize_bilinear_options modes[3] = {{false, false}, {false, true}, {true, false}};
-    int differs_half = 0;
-    for (int k = 0; k < 4; k++)
-        for (int md = 0; md < 3; md++) {
-            const int B = sh[k].B, H = sh[k].H, W = sh[k].W, C = sh[k].C, oh = sh[k].oh, ow = sh[k].ow;
-            const int64_t nx = (int64_t)B * H * W * C, ny = (int64_t)B * oh * ow * C;
-            float *x = malloc((size_t)nx * 4), *want = malloc((size_t)ny * 4);
-            lg_error err;
-            if (!x || !want) { free(x); free(want); CHECK(0); return; }
-            lg_fill_f32("random:11", x, nx, &err);
-            for (int b = 0; b < B; b++)
-                for (int y = 0; y < oh; y++)
-                    for (int xo = 0; xo < ow; xo++)
-                        for (int c = 0; c < C; c++) {
-                            const int64_t i = (((int64_t)b * oh + y) * ow + xo) * C + c;
-                            want[i] = naive_bilinear_xnn(x, H, W, C, b, y, xo, c, oh, ow, modes[md].align_corners,
-                                                         modes[md].half_pixel_centers);
-                            if (md == 1)
-                                differs_half += want[i] != naive_bilinear(x, H, W, C, b, y, xo, c, oh, ow, 0, 1);
-                        }
-            const int32_t xs[4] = {B, H, W, C};
-            op_case rc = resize_case(LG_OP_RESIZE_BILINEAR, &modes[md], (lg_dims){xs, 4}, x, oh, ow);
-            op_run r;
-            if (RUN_OK(&rc, LG_PREC_F32, &r)) {
-                if (r.numel[0] != ny || memcmp(r.data[0], want, (size_t)ny * 4) != 0)
-                    tf_fail(__FILE__, __LINE__, "shape %d mode %d: not XNNPACK's bits", k, md);
-                free_run(&r);
-            }
-            free(x);
-            free(want);
-        }
-    CHECK(differs_half > 0);
-}
-
 /* LG_PREC_F16 bilinear as documented (a GPU's mix in half): TFLite's source coordinates, the
    weights t rounded to half, each mix a + h(b - a) * t rounded once; written per element here,
    from the formula, independently of the kernel's tables and vector rows. */
 static float hh(float v) { return lg_half_to_float(lg_float_to_half(v)); }
 static float naive_bilinear_f16(const float *x, int H, int W, int C, int b, int y, int xo, int c, int oh, int ow,
                                 int align, int half) {
-    float sy = (align && oh > 1) ? (float)(H - 1) / (float)(oh - 1) : (float)H / (float)oh;
-    float sx = (align && ow > 1) ? (float)(W - 1) / (float)(ow - 1) : (float)W / (float)ow;
-    float fy = half ? ((float)y + 0.5f) * sy - 0.5f : (float)y * sy;
-    float fx = half ? ((float)xo + 0.5f) * sx - 0.5f : (float)xo * sx;
-    int y0 = (int)floorf(fy) < 0 ? 0 : (int)floorf(fy), x0 = (int)floorf(fx) < 0 ? 0 : (int)floorf(fx);
-    int y1 = (int)ceilf(fy) > H - 1 ? H - 1 : (int)ceilf(fy), x1 = (int)ceilf(fx) > W - 1 ? W - 1 : (int)ceilf(fx);
-    if (y1 < 0) y1 = 0;
-    if (x1 < 0) x1 = 0;
-    float ty = hh(fy - (float)y0), tx = hh(fx - (float)x0);
+    int y0, y1, x0, x1;
+    float ty = hh(bl_axis(y, H, oh, align, half, &y0, &y1)), tx = hh(bl_axis(xo, W, ow, align, half, &x0, &x1));
 #define PX(yy, xx) hh(x[(((int64_t)b * H + (yy)) * W + (xx)) * C + c])
     float top = hh(PX(y0, x0) + hh(PX(y0, x1) - PX(y0, x0)) * tx);
     float bot = hh(PX(y1, x0) + hh(PX(y1, x1) - PX(y1, x0)) * tx);
@@ -1215,46 +1173,72 @@ static float naive_bilinear_f16(const float *x, int H, int W, int C, int b, int 
     return hh(top + hh(bot - top) * ty);
 }
 
-static void bilinear_f16_pass(void) {
-    /* channel counts below, at and past the vector width (8), with a vector tail (11, 20) */
-    static const struct { int B, H, W, C, oh, ow; } sh[6] = {{1, 3, 5, 3, 7, 4},   {2, 4, 4, 11, 9, 6},
-                                                           {1, 6, 7, 2, 3, 2},   {1, 12, 12, 16, 24, 24},
-                                                           {1, 5, 3, 8, 10, 6},  {1, 2, 9, 20, 5, 17}};
-    static const lg_resize_bilinear_options modes[3] = {{false, false}, {false, true}, {true, false}};
-    int nontrivial = 0;
-    for (int k = 0; k < 6; k++)
+typedef float (*bilinear_formula)(const float *x, int H, int W, int C, int b, int y, int xo, int c, int oh, int ow,
+                                  int align, int half);
+typedef struct bl_shape { int B, H, W, C, oh, ow; } bl_shape;
+static const lg_resize_bilinear_options bl_modes[3] = {{false, false}, {false, true}, {true, false}};
+
+/* RESIZE_BILINEAR in precision p on every shape and mode (no align/half, half pixel centers,
+   align corners), input fill * scale, must equal `want` element by element, bit for bit.
+   Returns how many elements differ from the contrasting formula `other` (rounded to half in
+   LG_PREC_F16), counted in mode only_mode (or every mode when -1), so a caller can show the
+   two formulas are told apart. */
+static int bilinear_vs_formula(const bl_shape *sh, int nsh, const char *fill, float scale, lg_precision p,
+                               bilinear_formula want_fn, bilinear_formula other, int only_mode, const char *what) {
+    int differs = 0;
+    for (int k = 0; k < nsh; k++)
         for (int md = 0; md < 3; md++) {
             const int B = sh[k].B, H = sh[k].H, W = sh[k].W, C = sh[k].C, oh = sh[k].oh, ow = sh[k].ow;
+            const int al = bl_modes[md].align_corners, hp = bl_modes[md].half_pixel_centers;
             const int64_t nx = (int64_t)B * H * W * C, ny = (int64_t)B * oh * ow * C;
             float *x = malloc((size_t)nx * 4), *want = malloc((size_t)ny * 4);
             lg_error err;
-            if (!x || !want) { free(x); free(want); CHECK(0); return; }
-            lg_fill_f32("random:23", x, nx, &err);
-            for (int64_t i = 0; i < nx; i++) x[i] *= 300.0f; /* halves' spacing matters */
+            if (!x || !want) { free(x); free(want); CHECK(0); return differs; }
+            lg_fill_f32(fill, x, nx, &err);
+            for (int64_t i = 0; i < nx; i++) x[i] *= scale;
             for (int b = 0; b < B; b++)
                 for (int y = 0; y < oh; y++)
                     for (int xo = 0; xo < ow; xo++)
                         for (int c = 0; c < C; c++) {
                             const int64_t i = (((int64_t)b * oh + y) * ow + xo) * C + c;
-                            want[i] = naive_bilinear_f16(x, H, W, C, b, y, xo, c, oh, ow, modes[md].align_corners,
-                                                         modes[md].half_pixel_centers);
-                            nontrivial += want[i] != hh(naive_bilinear(x, H, W, C, b, y, xo, c, oh, ow,
-                                                                       modes[md].align_corners,
-                                                                       modes[md].half_pixel_centers));
+                            want[i] = want_fn(x, H, W, C, b, y, xo, c, oh, ow, al, hp);
+                            if (only_mode < 0 || md == only_mode) {
+                                float o = other(x, H, W, C, b, y, xo, c, oh, ow, al, hp);
+                                differs += want[i] != (p == LG_PREC_F16 ? hh(o) : o);
+                            }
                         }
             const int32_t xs[4] = {B, H, W, C};
-            op_case rc = resize_case(LG_OP_RESIZE_BILINEAR, &modes[md], (lg_dims){xs, 4}, x, oh, ow);
+            op_case rc = resize_case(LG_OP_RESIZE_BILINEAR, &bl_modes[md], (lg_dims){xs, 4}, x, oh, ow);
             op_run r;
-            if (RUN_OK(&rc, LG_PREC_F16, &r)) {
+            if (RUN_OK(&rc, p, &r)) {
                 if (r.numel[0] != ny || memcmp(r.data[0], want, (size_t)ny * 4) != 0)
-                    tf_fail(__FILE__, __LINE__, "shape %d mode %d: not the documented half arithmetic", k, md);
+                    tf_fail(__FILE__, __LINE__, "shape %d mode %d: not %s", k, md, what);
                 free_run(&r);
             }
             free(x);
             free(want);
         }
-    /* the half arithmetic is visible: it differs from fp32 rounded once at the end */
-    CHECK(nontrivial > 0);
+    return differs;
+}
+
+LG_TEST(k_reduce_resize_bilinear_fp32_xnnpack_order) {
+    /* fp32 arithmetic is XNNPACK's (LiteRT.js's): bit for bit the naive loop above, in the
+       three modes, up- and downscaling, channel counts with and without a vector tail. The
+       half-pixel sources differ from TFLite's (o + 0.5) * scale - 0.5 in rounding, so some
+       outputs differ from the TFLite-order loop (checked, so the test tells them apart). */
+    static const bl_shape sh[4] = {{1, 3, 5, 3, 7, 4}, {2, 4, 4, 11, 9, 6}, {1, 6, 7, 2, 3, 2}, {1, 12, 12, 16, 24, 24}};
+    CHECK(bilinear_vs_formula(sh, 4, "random:11", 1.0f, LG_PREC_F32, naive_bilinear_xnn, naive_bilinear, 1,
+                              "XNNPACK's bits") > 0);
+}
+
+static void bilinear_f16_pass(void) {
+    /* channel counts below, at and past the vector width (8), with a vector tail (11, 20);
+       values up to 300, where the halves' spacing matters. The half arithmetic is visible:
+       it differs from fp32 rounded once at the end. */
+    static const bl_shape sh[6] = {{1, 3, 5, 3, 7, 4},  {2, 4, 4, 11, 9, 6}, {1, 6, 7, 2, 3, 2},
+                                   {1, 12, 12, 16, 24, 24}, {1, 5, 3, 8, 10, 6}, {1, 2, 9, 20, 5, 17}};
+    CHECK(bilinear_vs_formula(sh, 6, "random:23", 300.0f, LG_PREC_F16, naive_bilinear_f16, naive_bilinear, -1,
+                              "the documented half arithmetic") > 0);
 }
 
 LG_TEST(k_reduce_resize_bilinear_f16_bits) {
