@@ -58,7 +58,9 @@ typedef struct lg_precision_report {
     char first_divergent_why[160];
     lg_overflow_event *overflows; uint32_t n_overflows;
     lg_tensor_cmp *outputs; uint32_t n_outputs;  /* the graph outputs */
-    int32_t worst_output;                        /* index into outputs (lowest correlation) */
+    int32_t worst_output;                        /* index into outputs: a failing one if any, the one
+                                                    furthest from its test (1 - correlation, or
+                                                    max_rel for outputs of fewer than 8 values) */
     bool ok;                                     /* every output within the thresholds */
 } lg_precision_report;
 

@@ -213,6 +213,8 @@ lg_status lg_compare_precision(const lg_model *m, const float *const *inputs, co
     }
     rep->ok = true;
     rep->worst_output = -1;
+    int worst_bad = 0;
+    double worst_sev = 0;
     for (uint32_t k = 0; k < sg->n_outputs; k++) {
         lg_tensor_view va, vb;
         lg_interp_output(a, k, &va);
@@ -228,10 +230,16 @@ lg_status lg_compare_precision(const lg_model *m, const float *const *inputs, co
                   (va.numel < 8 && tc->m.max_rel > (o.max_rel > 0 ? o.max_rel : 1e-2)) ||
                   (o.max_rel > 0 && tc->m.max_rel > o.max_rel);
         if (bad) rep->ok = false;
-        if (rep->worst_output < 0 || tc->m.pearson < rep->outputs[rep->worst_output].m.pearson ||
-            (tc->m.pearson == rep->outputs[rep->worst_output].m.pearson &&
-             tc->m.max_rel > rep->outputs[rep->worst_output].m.max_rel))
+        /* the worst output: a failing one before a passing one, then the one furthest from the
+           test it is judged by (a correlation means nothing on fewer than 8 values: a single
+           value that moved by 1e-4 has "correlation" 0) */
+        double sev = va.numel >= 8 ? 1 - tc->m.pearson : tc->m.max_rel;
+        if (nonfinite(&tc->m, 1) > nonfinite(&tc->m, 0)) sev = INFINITY;
+        if (rep->worst_output < 0 || bad > worst_bad || (bad == worst_bad && sev > worst_sev)) {
             rep->worst_output = (int32_t)k;
+            worst_bad = bad;
+            worst_sev = sev;
+        }
     }
     *out = rep;
     rep = NULL;
