@@ -185,5 +185,21 @@ assert d["output"]==sys.argv[2] and d["size"]==len(b) and d["sha256"]==hashlib.s
     if [ "$leftovers" -eq 0 ]; then ok "no temporary files left"; else bad "no temporary files left" "$(ls -a "$T/sub")"; fi
 fi
 
+# ---- compare: --threads is checked, and the report does not depend on it
+expect_err "compare --threads 0" "--threads takes 1..256" compare examples/tiny_convnet.tflite --threads 0
+expect_err "compare --threads x (two models)" "--threads takes 1..256" compare examples/tiny_convnet.tflite examples/tiny_convnet.tflite --threads x
+for mode in "examples/layernorm_512.tflite --input x=examples/layernorm_input.npy" \
+            "$MODEL --fill pattern" "$MODEL $MODEL --random 2"; do
+    # shellcheck disable=SC2086
+    "$LG" compare $mode --json >"$T/c1.json" 2>/dev/null; r1=$?
+    # shellcheck disable=SC2086
+    "$LG" compare $mode --json --threads 3 >"$T/c3.json" 2>/dev/null; r3=$?
+    if [ "$r1" -le 1 ] && [ "$r1" = "$r3" ] && [ -s "$T/c1.json" ] && cmp -s "$T/c1.json" "$T/c3.json"; then
+        ok "compare $mode: --threads 3 gives the same report (exit $r1)"
+    else
+        bad "compare $mode: --threads 3" "exit $r1 vs $r3, reports differ or empty"
+    fi
+done
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

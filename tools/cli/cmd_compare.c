@@ -29,8 +29,9 @@ static const char *tname(const lg_model *m, int32_t t) {
 }
 
 static int precision_mode(const cli_verb *v, const char *path, const char *prec, const char *const *inputs,
-                          int n_inputs, const char *fill, const char *corr, bool json, bool all) {
+                          int n_inputs, const char *fill, const char *corr, bool json, bool all, int threads) {
     lg_compare_options o = {LG_PREC_F16, 0.999, 0, 1};
+    o.threads = threads;
     if (prec) {
         int p = lg_precision_from_name(prec);
         if (p < 0 || p == LG_PREC_F32) return cli_usage_error(v, "--precision takes f16 or f32_f16 here");
@@ -181,8 +182,10 @@ out:
 }
 
 static int models_mode(const cli_verb *v, const char *pa, const char *pb, const char *prec, const char *const *inputs,
-                       int n_inputs, const char *nrand, const char *seed, const char *atol, const char *rtol, bool json) {
+                       int n_inputs, const char *nrand, const char *seed, const char *atol, const char *rtol, bool json,
+                       int threads) {
     lg_models_options o = {LG_PREC_F32, 8, 1, 1e-4, 1e-3, 1};
+    o.threads = threads;
     char *end;
     if (prec) {
         int p = lg_precision_from_name(prec);
@@ -271,6 +274,7 @@ out:
 int cmd_compare(const cli_verb *v, int argc, char **argv) {
     bool json = false, all = false;
     const char *prec = NULL, *fill = NULL, *corr = NULL, *nrand = NULL, *seed = NULL, *atol = NULL, *rtol = NULL;
+    const char *threads_s = NULL;
     const char *inputs[64];
     int n_inputs = 0;
     const cli_flag flags[] = {
@@ -284,19 +288,27 @@ int cmd_compare(const cli_verb *v, int argc, char **argv) {
         {"--atol", NULL, NULL, &atol, NULL, NULL, 0},
         {"--rtol", NULL, NULL, &rtol, NULL, NULL, 0},
         {"--input", "-i", NULL, NULL, inputs, &n_inputs, 64},
+        {"--threads", NULL, NULL, &threads_s, NULL, NULL, 0},
         {NULL, NULL, NULL, NULL, NULL, NULL, 0},
     };
     const char *pos[2];
     int n_pos = 0;
     int rc = cli_parse(v, argc, argv, flags, pos, 2, &n_pos);
     if (rc >= 0) return rc;
+    int threads = 1;
+    if (threads_s) {
+        char *end;
+        long t = strtol(threads_s, &end, 10);
+        if (*end || t < 1 || t > 256) return cli_usage_error(v, "--threads takes 1..256");
+        threads = (int)t;
+    }
     if (n_pos == 1) {
         if (nrand || seed || atol || rtol) return cli_usage_error(v, "--random/--seed/--atol/--rtol go with two models");
-        return precision_mode(v, pos[0], prec, inputs, n_inputs, fill, corr, json, all);
+        return precision_mode(v, pos[0], prec, inputs, n_inputs, fill, corr, json, all, threads);
     }
     if (n_pos == 2) {
         if (corr || fill) return cli_usage_error(v, "--corr/--fill go with one model (precision mode)");
-        return models_mode(v, pos[0], pos[1], prec, inputs, n_inputs, nrand, seed, atol, rtol, json);
+        return models_mode(v, pos[0], pos[1], prec, inputs, n_inputs, nrand, seed, atol, rtol, json, threads);
     }
     return cli_usage_error(v, "expected MODEL (precision mode) or A B (two models)");
 }

@@ -65,7 +65,7 @@ static const cli_verb verbs[] = {
      "  --json                     print the result as JSON\n"},
     {"compare", cmd_compare,
      "Compare fp32 with emulated GPU precision (one model), or two models.",
-     "litegpu compare MODEL [--precision f16|f32_f16] [--corr C] | litegpu compare A.tflite B.tflite [--random N] [--atol A] [--rtol R]",
+     "litegpu compare MODEL [--precision f16|f32_f16] [--corr C] [--threads N] | litegpu compare A.tflite B.tflite [--random N] [--atol A] [--rtol R] [--threads N]",
      "Precision mode runs MODEL in f32 and in the emulated precision on the same input and\n"
      "reports, for every tensor, max abs/rel error, cosine, Pearson correlation, NMSE and\n"
      "inf/NaN counts; the first op whose output diverges (correlation below --corr, default\n"
@@ -81,6 +81,7 @@ static const cli_verb verbs[] = {
      "  --random N          random inputs after the golden one (default 8)\n"
      "  --seed S            first random seed (default 1)\n"
      "  --atol A, --rtol R  allclose tolerances (default 1e-4, 1e-3)\n"
+     "  --threads N         worker threads for the heavy kernels (default 1; results do not depend on it)\n"
      "  --json              print the report as JSON\n"},
     {"bench", cmd_bench,
      "Time the reference interpreter and plan its memory.",
