@@ -143,7 +143,7 @@ typedef struct lgk_pool_args {
 LG_INTERNAL void lgk_cv_pool_rows(const lgk_pool_args *a, int64_t r0, int64_t r1);
 
 /* fp32 transposed conv over output rows [r0, r1) of the flattened (batch * out_h) rows as a
-   gather (XNNPACK's arithmetic, see k_conv_tmpl.h); w: the weights [oc][kh][kw][ic]; wt the
+   gather (XNNPACK's arithmetic, see k_conv_tmpl_gemm.h); w: the weights [oc][kh][kw][ic]; wt the
    same as [kh*kw][ic][ocp] (ocp = lgk_cv_pad8(oc), zero padded); c4 selects the "c4" partial
    sums. */
 typedef struct lgk_tconv_args {

@@ -1,4 +1,4 @@
-/* DEPTHWISE_CONV_2D: a direct NHWC loop, channels innermost (k_conv_tmpl.h). */
+/* DEPTHWISE_CONV_2D: a direct NHWC loop, channels innermost (k_conv_tmpl_dw.h). */
 #include "run/k_conv.h"
 
 lg_status lgk_dwconv_prepare(lgk_node *n, lg_error *err) {
