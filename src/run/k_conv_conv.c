@@ -70,8 +70,8 @@ lg_status lgk_conv2d_prepare(lgk_node *n, lg_error *err) {
     s.direct = s.kh == 1 && s.kw == 1 && s.sh == 1 && s.sw == 1 && s.ph == 0 && s.pw == 0 && s.oh == s.h && s.ow == s.w;
     s.tile = pick_tile(s.M, s.K);
     const int half = n->ctx->prec == LG_PREC_F16;
-    const int dot = s.ocg <= 4; /* fp32 eval uses lgk_cv_conv_dot */
-    if ((half || !dot) && f->is_const) {
+    const int dot = s.ocg <= 4; /* fp32: lgk_cv_conv_dot; half: lgk_cv_gemm_hn (raw weights) */
+    if (!dot && f->is_const) {
         uint64_t per = (uint64_t)lgk_cv_packed_floats(s.ocg, s.K);
         s.packed = lgk_alloc(n, (size_t)(per * (uint64_t)s.groups) * sizeof(float));
         if (!s.packed) return lgk_fail(n, LG_ERR_NOMEM, err, "out of memory packing the filter");
@@ -82,7 +82,7 @@ lg_status lgk_conv2d_prepare(lgk_node *n, lg_error *err) {
     s.chunks = n->ctx->threads > 1 ? n->ctx->threads : 1;
     uint64_t scratch = 0;
     if (!s.direct || (dot && !half)) scratch += (uint64_t)s.chunks * (uint64_t)s.tile * (uint64_t)s.K;
-    if ((half || !dot) && !s.packed) scratch += (uint64_t)lgk_cv_packed_floats(s.ocg, s.K);
+    if (!dot && !s.packed) scratch += (uint64_t)lgk_cv_packed_floats(s.ocg, s.K);
     n->scratch_bytes = scratch * sizeof(float);
     conv_state *ps = lgk_alloc(n, sizeof *ps);
     if (!ps) return lgk_fail(n, LG_ERR_NOMEM, err, "out of memory");
@@ -151,11 +151,12 @@ lg_status lgk_conv2d_eval(lgk_node *n, lg_error *err) {
        LiteRT.js picks it (lgk_cv_use_c4); 1-4 output channels through dot products across
        pixels, more through the packed GEMM. */
     int mode = half ? 2 : s->ocg <= 4 ? 3 : lgk_cv_use_c4(s->ocg, s->direct) ? 4 : 1;
+    const int packs = s->ocg > 4; /* 1-4 outputs use the raw weights (dot products, lgk_cv_gemm_hn) */
     const int64_t per = lgk_cv_packed_floats(s->ocg, s->K);
     /* scratch: [a group's weights packed (lgk_cv_pack_b), unless packed at prepare]
        [one im2col tile per chunk] */
     float *wbuf = n->scratch, *cols = wbuf;
-    if (mode != 3 && !s->packed) cols += per;
+    if (packs && !s->packed) cols += per;
     for (int64_t g = 0; g < s->groups; g++) {
         conv_job j;
         memset(&j, 0, sizeof j);
@@ -167,7 +168,7 @@ lg_status lgk_conv2d_eval(lgk_node *n, lg_error *err) {
         j.cols = cols;
         j.g = g;
         j.mode = mode;
-        if (mode != 3) {
+        if (packs) {
             if (s->packed) {
                 j.bp = s->packed + g * per;
             } else {
