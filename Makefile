@@ -102,7 +102,7 @@ fuzz: $(B)/fuzz/fuzz_tflite_read corpus
 
 check-gen:
 	@d=$$(mktemp -d) && python3 tools/gen/gen_schema.py ../shared/reference/tflite-schema.fbs $$d 2>/dev/null && \
-	  for f in include/lg/options.h include/lg/ops.def src/io/tflite/schema_gen.c; do \
+	  for f in include/lg/options.h include/lg/ops.def src/ir/schema_gen.c; do \
 	    cmp -s $$d/$$f $$f || { echo "stale generated file: $$f (run tools/gen/gen_schema.py)"; exit 1; }; done; \
 	  echo "generated: 1 passed, 0 failed"
 

@@ -112,6 +112,9 @@ const char *lg_dtype_name(int dtype);
 /* Storage bits per element (4 for INT4, 2 for INT2, 0 for STRING/RESOURCE/VARIANT/unknown). */
 int lg_dtype_bits(int dtype);
 
+/* The largest tensor rank litegpu computes with (shape inference, the interpreter). */
+#define LG_MAX_RANK 8
+
 /* Builtin operator codes 0..LG_OP_MAX, from the schema (lg/ops.def). */
 typedef enum lg_op_code {
 #define LG_OP(name, code) LG_OP_##name = code,

@@ -34,7 +34,6 @@ typedef enum lg_precision { LG_PREC_F32 = 0, LG_PREC_F16 = 1, LG_PREC_F32_F16 = 
 const char *lg_precision_name(lg_precision p); /* "f32", "f16", "f32_f16" */
 int lg_precision_from_name(const char *s);     /* -1 if unknown */
 
-#define LG_MAX_RANK 8
 
 /* A view of a tensor's current value in the interpreter. Float tensors are held as FLOAT32
    (rounded to half in the f16 modes); other types natively. data is owned by the

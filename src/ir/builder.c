@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "internal.h"
-#include "io/tflite/schema_gen.h"
+#include "ir/schema_gen.h"
 
 /* Counts stay below INT32_MAX so that every index fits the IR's int32 index fields. */
 #define MAX_COUNT ((uint32_t)INT32_MAX)

@@ -3,7 +3,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include "internal.h"
-#include "io/tflite/schema_gen.h"
+#include "ir/schema_gen.h"
 
 const int32_t lgi_empty_vec[1] = {0};
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
-#include "io/tflite/schema_gen.h"
+#include "ir/schema_gen.h"
 
 typedef struct vctx {
     const lg_model *m;

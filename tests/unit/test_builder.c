@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
-#include "io/tflite/schema_gen.h"
+#include "ir/schema_gen.h"
 #include "lg/lg.h"
 #include "tf.h"
 

@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include "internal.h"
 #include "io/tflite/fields.h"
-#include "io/tflite/schema_gen.h"
+#include "ir/schema_gen.h"
 #include "lg/lg.h"
 #include "tf.h"
 

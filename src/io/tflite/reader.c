@@ -22,7 +22,7 @@
 
 #include "internal.h"
 #include "io/tflite/fields.h"
-#include "io/tflite/schema_gen.h"
+#include "ir/schema_gen.h"
 
 /* ------------------------------------------------------------------ reader state */
 

@@ -29,7 +29,7 @@
 #include <unistd.h>
 #include "internal.h"
 #include "io/tflite/fields.h"
-#include "io/tflite/schema_gen.h"
+#include "ir/schema_gen.h"
 
 /* flatbuffers' limit on a buffer (offsets are signed 32-bit in places) */
 #define FB_MAX_SIZE ((size_t)0x7fffffff)

@@ -1,7 +1,7 @@
 /* Look-ups over the generated schema descriptors. */
 #include <stdbool.h>
 #include <string.h>
-#include "io/tflite/schema_gen.h"
+#include "ir/schema_gen.h"
 
 const lgi_table_desc *lgi_opts_table(lg_opts_kind kind) {
     int k = (int)kind;
