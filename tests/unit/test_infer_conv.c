@@ -94,8 +94,8 @@ static lg_conv2d_options conv_o(int pad, int sh, int sw, int dh, int dw) {
 
 /* ------------------------------------------------------------------ CONV_2D */
 
-/* One CONV_2D with input x, filter f (and bias b when b.n > 0; absent -1 when b.n == 0 and
-   absent_bias) on a fresh model. */
+/* One CONV_2D with input x, filter f and bias b (absent, -1, when bias is 0) on a fresh
+   model; ov overrides the input shapes when given. */
 static lg_status conv_case(im *t, lg_dims x, lg_dims f, lg_dims b, int bias, const lg_conv2d_options *o,
                            const lg_shape *ov) {
     im_init(t);
@@ -824,6 +824,10 @@ LG_TEST(infer_conv_corpus_models) {
                 continue;
             }
             n++;
+            for (uint32_t k = 0; k < op->n_inputs && k < 32; k++)
+                if (op->inputs[k] < 0 && !(e->optional_in & (1u << k)))
+                    tf_fail(__FILE__, __LINE__, "%s op %u (%s): absent input %u is not optional in the row",
+                            models[mi], i, e->name, k);
             n_custom += lg_op_builtin(m, op) == LG_OP_CUSTOM;
             n_fc += lg_op_builtin(m, op) == LG_OP_FULLY_CONNECTED;
             for (uint32_t o = 0; o < op->n_outputs; o++) {
