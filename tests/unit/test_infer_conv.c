@@ -707,7 +707,7 @@ LG_TEST(infer_conv_rows) {
         {LG_OP_RANDOM_UNIFORM, LG_OPTS_RANDOM_OPTIONS, 1, 1, 1, 1, 1},
         {LG_OP_MULTINOMIAL, LG_OPTS_RANDOM_OPTIONS, 2, 2, 1, 1, 1},
         {LG_OP_RFFT2D, LG_OPTS_RFFT2D_OPTIONS, 2, 2, 1, 1, 0},
-        {LG_OP_REDUCE_WINDOW, LG_OPTS_REDUCE_WINDOW_OPTIONS, 1, LG_ARITY_ANY, 1, 1, 0},
+        {LG_OP_REDUCE_WINDOW, LG_OPTS_REDUCE_WINDOW_OPTIONS, 5, 5, 1, 1, 0},
         {LG_OP_PLACEHOLDER_FOR_GREATER_OP_CODES, LG_OPTS_NONE, 0, LG_ARITY_ANY, 0, LG_ARITY_ANY, 0},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
