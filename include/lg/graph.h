@@ -43,7 +43,9 @@ typedef struct lg_use {
     uint32_t slot;
 } lg_use;
 
-/* Build the index of subgraph sg. Allocates through the model's allocator hook. */
+/* Build the index of subgraph sg. Allocates through the model's allocator hook (one block,
+   LG_ERR_NOMEM on failure, *out NULL). A tensor reference out of range is
+   LG_ERR_INVALID_ARG naming the op. */
 lg_status lg_graph_build(const lg_model *m, uint32_t sg, lg_graph **out, lg_error *err);
 void lg_graph_free(lg_graph *g);
 
@@ -73,7 +75,8 @@ lg_status lg_op_insert(lg_model *m, uint32_t sg, uint32_t at, int32_t builtin,
                        lg_opts_kind opts_kind, const void *opts, lg_error *err);
 /* Remove op `op` (its tensors stay; compaction removes those left unused). */
 lg_status lg_op_remove(lg_model *m, uint32_t sg, uint32_t op, lg_error *err);
-/* Set input `slot` of an op to tensor t (-1: absent optional input). */
+/* Set input `slot` (< n_inputs; use lg_op_set_inputs to change the count) of an op to
+   tensor t (-1: absent optional input). */
 lg_status lg_op_set_input(lg_model *m, uint32_t sg, uint32_t op, uint32_t slot, int32_t t,
                           lg_error *err);
 /* Replace an op's whole input list. */

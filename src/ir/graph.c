@@ -50,12 +50,14 @@ static lg_status check_refs(const lg_model *m, uint32_t sgi, uint64_t *n_uses, l
         for (uint32_t k = 0; k < op->n_inputs; k++) {
             int32_t t = op->inputs[k];
             if (t == -1) continue;
-            if (t < 0 || (uint32_t)t >= s->n_tensors) return op_fail(m, s, sgi, i, err, "input", k, t);
+            if (t < 0 || (uint32_t)t >= s->n_tensors)
+                return op_fail(m, s, sgi, i, err, "input", k, t);
             uses++;
         }
         for (uint32_t k = 0; k < op->n_outputs; k++) {
             int32_t t = op->outputs[k];
-            if (t < 0 || (uint32_t)t >= s->n_tensors) return op_fail(m, s, sgi, i, err, "output", k, t);
+            if (t < 0 || (uint32_t)t >= s->n_tensors)
+                return op_fail(m, s, sgi, i, err, "output", k, t);
         }
     }
     const int32_t *io[2] = {s->inputs, s->outputs};
@@ -129,7 +131,8 @@ lg_status lg_graph_build(const lg_model *m, uint32_t sg, lg_graph **out, lg_erro
     uint64_t o_prod = al16(sizeof(lg_graph)), o_start = o_prod + al16(nt * 4);
     uint64_t o_uses = o_start + al16((nt + 1) * 4), o_cons = o_uses + al16(n_uses * sizeof(lg_use));
     uint64_t o_flags = o_cons + al16(nt * 4), total = o_flags + al16(nt);
-    if (total > SIZE_MAX) return lgi_fail(err, LG_ERR_LIMIT, "subgraph %u: graph index too large", sg);
+    if (total > SIZE_MAX)
+        return lgi_fail(err, LG_ERR_LIMIT, "subgraph %u: graph index too large", sg);
     uint8_t *blk = lgi_model_malloc(m, (size_t)total);
     if (!blk)
         return lgi_fail(err, LG_ERR_NOMEM, "subgraph %u: out of memory building the graph index",
@@ -282,7 +285,8 @@ static lg_status topo_edges(topo *t, lg_error *err) {
                 ne++;
             }
         }
-    if (ne * 4 > SIZE_MAX) return lgi_fail(err, LG_ERR_LIMIT, "subgraph %u: too many edges", t->sgi);
+    if (ne * 4 > SIZE_MAX)
+        return lgi_fail(err, LG_ERR_LIMIT, "subgraph %u: too many edges", t->sgi);
     t->edge_bytes = (size_t)ne * 4;
     t->edges = lgi_model_malloc(t->m, t->edge_bytes);
     if (!t->edges)
@@ -333,7 +337,8 @@ static uint32_t topo_cycle_op(const topo *t) {
 static lg_status topo_apply(topo *t, lg_subgraph *s, bool *changed, lg_error *err) {
     size_t bytes = (size_t)t->n * sizeof(lg_op);
     lg_op *tmp = lgi_model_malloc(t->m, bytes);
-    if (!tmp) return lgi_fail(err, LG_ERR_NOMEM, "subgraph %u: out of memory sorting the ops", t->sgi);
+    if (!tmp)
+        return lgi_fail(err, LG_ERR_NOMEM, "subgraph %u: out of memory sorting the ops", t->sgi);
     memcpy(tmp, s->ops, bytes);
     bool moved = false;
     for (uint32_t k = 0; k < t->n; k++) {

@@ -252,7 +252,8 @@ lg_status lg_tensor_replace_uses(lg_model *m, uint32_t sg, int32_t from, int32_t
         stage[i] = NULL;
         if (!c) continue;
         count += c;
-        if (!(stage[i] = replaced(m, ids, n, from, to))) st = nomem(m, err, "replacing tensor uses");
+        stage[i] = replaced(m, ids, n, from, to);
+        if (!stage[i]) st = nomem(m, err, "replacing tensor uses");
     }
     if (st == LG_OK) {
         for (uint32_t i = 0; i < s->n_ops; i++)

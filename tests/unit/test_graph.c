@@ -429,7 +429,8 @@ LG_TEST(graph_replace_uses) {
         CHECK_OK(b.status, &b.err);
         CHECK_OK(b1.status, &b1.err);
         const char *in_names[1] = {"x"}, *out_names[2] = {"a", "y"}, *o1[1] = {"q"};
-        uint32_t in_t[1] = {(uint32_t)x}, out_t[2] = {(uint32_t)a, (uint32_t)y}, q_t[1] = {(uint32_t)q};
+        uint32_t in_t[1] = {(uint32_t)x}, out_t[2] = {(uint32_t)a, (uint32_t)y};
+        uint32_t q_t[1] = {(uint32_t)q};
         CHECK_OK(lg_model_add_signature(m, "main", 0, in_names, in_t, 1, out_names, out_t, 2, &err),
                  &err);
         CHECK_OK(lg_model_add_signature(m, "other", sg1, in_names, in_t, 0, o1, q_t, 1, &err),
@@ -576,7 +577,8 @@ LG_TEST(graph_set_shape) {
     CHECK_ERR(lg_tensor_set_shape(m, 0, t, neg, 2, &err), &err, LG_ERR_INVALID_ARG,
               "dimension 1 is -1");
     CHECK_ERR(lg_tensor_set_shape(m, 0, t, NULL, 2, &err), &err, LG_ERR_INVALID_ARG, "no shape");
-    CHECK_ERR(lg_tensor_set_shape(m, 0, 2, two, 2, &err), &err, LG_ERR_INVALID_ARG, "tensor 2 of 2");
+    CHECK_ERR(lg_tensor_set_shape(m, 0, 2, two, 2, &err), &err, LG_ERR_INVALID_ARG,
+              "tensor 2 of 2");
     CHECK_IDS(x->shape, x->rank, 4, 5, 6);
     CHECK_OK(lg_model_validate(m, &err), &err);
     lg_model_free(m);
@@ -1034,7 +1036,8 @@ LG_TEST(graph_failing_allocator_sweep) {
         lg_builder_init(&b, m, 0);
         for (int i = 0; i < 100; i++) lg_b_tensor(&b, "t", LG_FLOAT32, LG_DIMS(8));
         const int32_t n0 = 60;
-        for (int32_t j = 0; j < n0; j++) lg_b_op(&b, LG_OP_RELU, LG_IDS(n0 - 1 - j), LG_IDS(n0 - j));
+        for (int32_t j = 0; j < n0; j++)
+            lg_b_op(&b, LG_OP_RELU, LG_IDS(n0 - 1 - j), LG_IDS(n0 - j));
         lg_b_io(&b, LG_IDS(0), LG_IDS(n0));
         if (b.status != LG_OK) {
             CHECK_OK(b.status, &b.err);
