@@ -71,6 +71,15 @@ extern const int32_t lgi_empty_vec[1];
 /* Deep copy of an options struct into the model's arena (vectors and strings too). */
 LG_INTERNAL void *lgi_opts_clone(lgi_arena *a, lg_opts_kind kind, const void *src);
 
+/* Scratch memory through the model's allocator hook (not the arena): for indexes and
+   temporaries that are freed before returning. n == 0 still allocates (1 byte). */
+static inline void *lgi_model_malloc(const lg_model *m, size_t n) {
+    return m->priv->alloc(m->priv->alloc_ud, NULL, 0, n ? n : 1);
+}
+static inline void lgi_model_mfree(const lg_model *m, void *p, size_t n) {
+    if (p) m->priv->alloc(m->priv->alloc_ud, p, n ? n : 1, 0);
+}
+
 /* ---- little-endian scalar access (the file format is little-endian) */
 static inline uint16_t lgi_rd_u16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
 static inline uint32_t lgi_rd_u32(const uint8_t *p) {
