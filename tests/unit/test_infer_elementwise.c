@@ -94,14 +94,22 @@ static void check_shape(const char *file, int line, const lg_shape *got, lg_dims
 }
 #define CHECK_SHAPE(got, ...) check_shape(__FILE__, __LINE__, &(got), LG_DIMS(__VA_ARGS__))
 #define CHECK_SCALAR(got) check_shape(__FILE__, __LINE__, &(got), LG_SCALAR)
-#define CHECK_RES_OK(r) do { if ((r).st != LG_OK) tf_fail(__FILE__, __LINE__, "infer failed: %s", (r).err.msg); } while (0)
-#define CHECK_RES_FAIL(r, substr) do { \
-    if ((r).st != LG_ERR_INVALID_ARG) tf_fail(__FILE__, __LINE__, "status %d, expected INVALID_ARG", (int)(r).st); \
-    else if (!strstr((r).err.msg, substr)) tf_fail(__FILE__, __LINE__, "message \"%s\" lacks \"%s\"", (r).err.msg, substr); \
-} while (0)
+#define CHECK_RES_OK(r)                                                                     \
+    do {                                                                                    \
+        if ((r).st != LG_OK) tf_fail(__FILE__, __LINE__, "infer failed: %s", (r).err.msg);  \
+    } while (0)
+#define CHECK_RES_FAIL(r, substr)                                                           \
+    do {                                                                                    \
+        if ((r).st != LG_ERR_INVALID_ARG)                                                   \
+            tf_fail(__FILE__, __LINE__, "status %d, expected INVALID_ARG", (int)(r).st);    \
+        else if (!strstr((r).err.msg, substr))                                              \
+            tf_fail(__FILE__, __LINE__, "message \"%s\" lacks \"%s\"", (r).err.msg, substr); \
+    } while (0)
 
 /* Shorthands: unary/binary ops without options, stored output [1]. */
-static res un(int32_t code, tin a) { return infer_op(code, LG_OPTS_NONE, NULL, &a, 1, NULL, 1, LG_DIMS(1)); }
+static res un(int32_t code, tin a) {
+    return infer_op(code, LG_OPTS_NONE, NULL, &a, 1, NULL, 1, LG_DIMS(1));
+}
 static res bin(int32_t code, tin a, tin b) {
     tin in[2] = {a, b};
     return infer_op(code, LG_OPTS_NONE, NULL, in, 2, NULL, 1, LG_DIMS(1));
@@ -773,8 +781,11 @@ static void cross_check(const xcase *k) {
 }
 
 #define F32(...) RT(LG_FLOAT32, __VA_ARGS__)
-#define BIN_X(code, ...) {code, LG_OPTS_NONE, NULL, 2, {F32(2, 1, 3), F32(4, 1)}, __VA_ARGS__, LG_DIMS(2, 4, 3), 0, 0}
-#define UN_X(code) {code, LG_OPTS_NONE, NULL, 1, {F32(1, 3, 2, 5)}, LG_FLOAT32, LG_DIMS(1, 3, 2, 5), 0, 0}
+/* [2,1,3] op [4,1] -> [2,4,3] (aligned at the end); unary ops keep [1,3,2,5] */
+#define BIN_X(code, type) \
+    {code, LG_OPTS_NONE, NULL, 2, {F32(2, 1, 3), F32(4, 1)}, type, LG_DIMS(2, 4, 3), 0, 0}
+#define UN_X(code) \
+    {code, LG_OPTS_NONE, NULL, 1, {F32(1, 3, 2, 5)}, LG_FLOAT32, LG_DIMS(1, 3, 2, 5), 0, 0}
 
 LG_TEST(infer_ew_matches_interpreter_binary_unary) {
     const xcase cases[] = {
@@ -823,7 +834,8 @@ LG_TEST(infer_ew_matches_interpreter_other) {
         {LG_OP_DEQUANTIZE, LG_OPTS_NONE, NULL, 1, {RT(LG_INT8, 3, 2)}, LG_FLOAT32, LG_DIMS(3, 2),
          0.5f, 0},
         {LG_OP_QUANTIZE, LG_OPTS_NONE, NULL, 1, {F32(3, 2)}, LG_INT8, LG_DIMS(3, 2), 0, 0.25f},
-        {LG_OP_SOFTMAX, LG_OPTS_SOFTMAX_OPTIONS, &sm, 1, {F32(2, 7)}, LG_FLOAT32, LG_DIMS(2, 7), 0, 0},
+        {LG_OP_SOFTMAX, LG_OPTS_SOFTMAX_OPTIONS, &sm, 1,
+         {F32(2, 7)}, LG_FLOAT32, LG_DIMS(2, 7), 0, 0},
         {LG_OP_LOG_SOFTMAX, LG_OPTS_NONE, NULL, 1, {F32(2, 7)}, LG_FLOAT32, LG_DIMS(2, 7), 0, 0},
         {LG_OP_L2_NORMALIZATION, LG_OPTS_L2_NORM_OPTIONS, &l2, 1, {F32(1, 2, 6)}, LG_FLOAT32,
          LG_DIMS(1, 2, 6), 0, 0},
@@ -835,15 +847,19 @@ LG_TEST(infer_ew_matches_interpreter_other) {
         {LG_OP_SUM, LG_OPTS_REDUCER_OPTIONS, &keep, 2, {F32(2, 3, 4, 5), CI32(LG_DIMS(2), 1, -1)},
          LG_FLOAT32, LG_DIMS(2, 1, 4, 1), 0, 0},
         /* duplicate axes {0, -3} of a rank-3 input reduce dimension 0 once */
-        {LG_OP_REDUCE_PROD, LG_OPTS_REDUCER_OPTIONS, &drop, 2, {F32(2, 3, 4), CI32(LG_DIMS(2), 0, -3)},
+        {LG_OP_REDUCE_PROD, LG_OPTS_REDUCER_OPTIONS, &drop, 2,
+         {F32(2, 3, 4), CI32(LG_DIMS(2), 0, -3)},
          LG_FLOAT32, LG_DIMS(3, 4), 0, 0},
         {LG_OP_REDUCE_MAX, LG_OPTS_REDUCER_OPTIONS, &keep, 2, {F32(2, 3, 4), CI32(LG_SCALAR, 2)},
          LG_FLOAT32, LG_DIMS(2, 3, 1), 0, 0},
-        {LG_OP_REDUCE_MIN, LG_OPTS_REDUCER_OPTIONS, &drop, 2, {F32(2, 3, 4), CI32(LG_DIMS(3), 0, 1, 2)},
+        {LG_OP_REDUCE_MIN, LG_OPTS_REDUCER_OPTIONS, &drop, 2,
+         {F32(2, 3, 4), CI32(LG_DIMS(3), 0, 1, 2)},
          LG_FLOAT32, LG_SCALAR, 0, 0},
-        {LG_OP_REDUCE_ANY, LG_OPTS_REDUCER_OPTIONS, &drop, 2, {RT(LG_BOOL, 3, 4), CI32(LG_DIMS(1), 1)},
+        {LG_OP_REDUCE_ANY, LG_OPTS_REDUCER_OPTIONS, &drop, 2,
+         {RT(LG_BOOL, 3, 4), CI32(LG_DIMS(1), 1)},
          LG_BOOL, LG_DIMS(3), 0, 0},
-        {LG_OP_REDUCE_ALL, LG_OPTS_REDUCER_OPTIONS, &keep, 2, {RT(LG_BOOL, 3, 4), CI32(LG_DIMS(1), 0)},
+        {LG_OP_REDUCE_ALL, LG_OPTS_REDUCER_OPTIONS, &keep, 2,
+         {RT(LG_BOOL, 3, 4), CI32(LG_DIMS(1), 0)},
          LG_BOOL, LG_DIMS(1, 4), 0, 0},
         {LG_OP_ARG_MAX, LG_OPTS_ARG_MAX_OPTIONS, &amax, 2, {F32(2, 3, 4), CI32(LG_DIMS(1), -1)},
          LG_INT32, LG_DIMS(2, 3), 0, 0},
