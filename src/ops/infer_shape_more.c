@@ -504,14 +504,13 @@ lg_status lgis_segment_sum(lg_infer_ctx *c) {
         return lgo_fail(c, "%d segment ids for %d data rows", ids.dim[0], d.dim[0]);
     int64_t v[LGIS_MAXV];
     uint32_t n = 0;
-    lg_status st;
     lg_shape o = d;
     o.dim[0] = -1;
-    if (lgo_const_ints(c, 1, v, LGIS_MAXV, &n, &st) && n > 0) {
+    /* st NULL: more than LGIS_MAXV constant ids reads as "not constant", not as an error */
+    if (lgo_const_ints(c, 1, v, LGIS_MAXV, &n, NULL) && n > 0) {
         if (v[n - 1] < 0 || v[n - 1] >= INT32_MAX) return lgo_fail(c, "the last segment id is %lld", (long long)v[n - 1]);
         o.dim[0] = (int32_t)(v[n - 1] + 1);
     }
-    /* more than LGIS_MAXV constant ids is not an error here: the dimension stays unknown */
     c->out[0] = o;
     return LG_OK;
 }

@@ -804,6 +804,11 @@ LG_TEST(infer_shape_matrix_segment_dus) {
     EXPECT(&t, op, "[?,3]");
     op = OP(&t, LG_OP_SEGMENT_SUM, LG_IDS(data, X(&t, LG_INT32, LG_DIMS(5))), 1, LG_OPTS_NONE, NULL);
     EXPECT_FAIL(&t, op, "5 segment ids for 4 data rows");
+    /* 70 constant ids (more than inference reads): the count stays unknown, no error */
+    int32_t many[70];
+    for (int k = 0; k < 70; k++) many[k] = k / 2; /* last id 34 */
+    op = OP(&t, LG_OP_SEGMENT_SUM, LG_IDS(XF(&t, LG_DIMS(70, 3)), CI(&t, LG_DIMS(70), many)), 1, LG_OPTS_NONE, NULL);
+    EXPECT(&t, op, "[?,3]");
 
     int ids = X(&t, LG_INT32, LG_DIMS(4));
     static const int32_t codes[4] = {LG_OP_UNSORTED_SEGMENT_SUM, LG_OP_UNSORTED_SEGMENT_PROD,
