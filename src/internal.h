@@ -54,6 +54,8 @@ struct lgi_model_priv {
     /* the mapping of the source file (lg_tflite_read_file) */
     void *map_addr;
     size_t map_len;
+    /* a malloc'ed copy of the file the model was read from (lg_model_clone), freed with it */
+    void *owned_buf;
     /* identity of the source file, so writers never overwrite it */
     int has_source;
     uint64_t src_dev, src_ino;

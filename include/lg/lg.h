@@ -380,6 +380,10 @@ lg_status lg_model_add_signature(lg_model *m, const char *key, uint32_t sg,
                                  uint32_t n_inputs, const char *const *output_names,
                                  const uint32_t *output_tensors, uint32_t n_outputs, lg_error *err);
 
+/* A deep copy of m (written to memory and read back, so it is verified like a file); the
+   copy owns its bytes and is independent of m. Free it with lg_model_free. */
+lg_status lg_model_clone(const lg_model *m, lg_model **out, lg_error *err);
+
 /* Structural validation of a model in memory (indices in range, shapes sane, every op's
    opcode exists, subgraph references valid). The reader runs it on every file; writers and
    passes run it before writing. */

@@ -37,6 +37,7 @@ void lg_model_free(lg_model *m) {
     if (p) {
         lgi_arena_free(&p->arena);
         if (p->map_addr) munmap(p->map_addr, p->map_len);
+        free(p->owned_buf);
         alloc(ud, p, sizeof *p, 0);
     }
     alloc(ud, m, sizeof *m, 0);

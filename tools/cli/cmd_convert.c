@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "json.h"
+#include "lg/passes.h"
 #include "lg/util.h"
 
 /* The canonical path path would have: realpath() of the file if it exists, otherwise of
@@ -50,8 +51,75 @@ static bool same_file(const char *in, const char *out) {
     return false;
 }
 
+static void json_optimize(json_w *j, const lg_pass_report *r) {
+    json_key(j, "optimize");
+    json_obj_open(j);
+    json_key_uint(j, "ops_before", r->ops_before);
+    json_key_uint(j, "ops_after", r->ops_after);
+    json_key_uint(j, "tensors_before", r->tensors_before);
+    json_key_uint(j, "tensors_after", r->tensors_after);
+    json_key_uint(j, "buffers_before", r->buffers_before);
+    json_key_uint(j, "buffers_after", r->buffers_after);
+    json_key_uint(j, "rounds", r->rounds);
+    json_key(j, "passes");
+    json_arr_open(j);
+    for (uint32_t i = 0; i < r->n_passes; i++) {
+        const lg_pass_result *p = &r->passes[i];
+        json_obj_open_flat(j);
+        json_key_str(j, "pass", p->pass);
+        json_key_bool(j, "exact", p->exact);
+        json_key_uint(j, "rewrites", p->delta.applied);
+        json_key_uint(j, "ops_removed", p->delta.ops_removed);
+        json_key_uint(j, "ops_added", p->delta.ops_added);
+        json_key_uint(j, "tensors_folded", p->delta.tensors_folded);
+        json_key_uint(j, "skipped", p->delta.skipped);
+        json_key_str(j, "note", p->delta.skipped ? p->delta.note : NULL);
+        json_key(j, "parity");
+        if (p->parity_measured) {
+            json_obj_open_flat(j);
+            json_key_uint(j, "cases", p->n_cases);
+            json_key_double(j, "max_abs", p->max_abs);
+            json_key_double(j, "max_rel", p->max_rel);
+            json_key_double(j, "min_pearson", p->min_pearson);
+            json_key_double(j, "bound", p->bound);
+            json_obj_close(j);
+        } else {
+            json_null(j);
+        }
+        json_obj_close(j);
+    }
+    json_arr_close(j);
+    json_obj_close(j);
+}
+
+static void text_optimize(const lg_pass_report *r) {
+    printf("optimize: %u -> %u ops, %u -> %u tensors, %u -> %u buffers (%u round%s)\n",
+           r->ops_before, r->ops_after, r->tensors_before, r->tensors_after, r->buffers_before,
+           r->buffers_after, r->rounds, r->rounds == 1 ? "" : "s");
+    for (uint32_t i = 0; i < r->n_passes; i++) {
+        const lg_pass_result *p = &r->passes[i];
+        printf("  %-18s ", p->pass);
+        if (!p->delta.applied) {
+            printf("nothing to do");
+        } else {
+            printf("%u rewrite%s: %u op%s removed", p->delta.applied, p->delta.applied == 1 ? "" : "s",
+                   p->delta.ops_removed, p->delta.ops_removed == 1 ? "" : "s");
+            if (p->delta.tensors_folded)
+                printf(", %u tensor%s folded", p->delta.tensors_folded,
+                       p->delta.tensors_folded == 1 ? "" : "s");
+            if (p->parity_measured)
+                printf("; parity max error %.2g of output magnitude over %u inputs (exact: <= 1e-06)",
+                       p->max_rel, p->n_cases);
+            else
+                printf("; parity %s", p->parity_note);
+        }
+        if (p->delta.skipped) printf(" (%u left alone: %s)", p->delta.skipped, p->delta.note);
+        putchar('\n');
+    }
+}
+
 static int print_result(bool as_json, const char *in, const char *out, size_t size,
-                        const char *hex) {
+                        const char *hex, const lg_pass_report *opt) {
     if (as_json) {
         json_w j;
         json_init(&j, stdout);
@@ -60,9 +128,11 @@ static int print_result(bool as_json, const char *in, const char *out, size_t si
         json_key_str(&j, "output", out);
         json_key_uint(&j, "size", size);
         json_key_str(&j, "sha256", hex);
+        if (opt) json_optimize(&j, opt);
         json_obj_close(&j);
         return json_finish(&j);
     }
+    if (opt) text_optimize(opt);
     fputs("wrote ", stdout);
     cli_write_path(stdout, out);
     printf(" (%zu bytes, sha256 %s)\n", size, hex);
@@ -70,12 +140,14 @@ static int print_result(bool as_json, const char *in, const char *out, size_t si
 }
 
 int cmd_convert(const cli_verb *v, int argc, char **argv) {
-    bool as_json = false, force = false, external = false;
+    bool as_json = false, force = false, external = false, optimize = false, no_prove = false;
     const char *out = NULL;
     const cli_flag flags[] = {
         {"--output", "-o", NULL, &out, NULL, NULL, 0},
         {"--force", NULL, &force, NULL, NULL, NULL, 0},
         {"--external-buffers", NULL, &external, NULL, NULL, NULL, 0},
+        {"--optimize", NULL, &optimize, NULL, NULL, NULL, 0},
+        {"--no-prove", NULL, &no_prove, NULL, NULL, NULL, 0},
         {"--json", NULL, &as_json, NULL, NULL, NULL, 0},
         {NULL, NULL, NULL, NULL, NULL, NULL, 0},
     };
@@ -103,9 +175,26 @@ int cmd_convert(const cli_verb *v, int argc, char **argv) {
         lg_model_free(m);
         return cli_lib_error(in, &err);
     }
+    if (no_prove && !optimize) {
+        lg_model_free(m);
+        return cli_usage_error(v, "--no-prove goes with --optimize");
+    }
+    lg_pass_report *rep = NULL;
+    if (optimize) {
+        lg_pass_run_options po;
+        memset(&po, 0, sizeof po);
+        po.prove = !no_prove;
+        po.n_random = 2;
+        lg_model *opt_m = NULL;
+        lg_status ost = lg_optimize(m, &po, &opt_m, &rep, &err);
+        lg_model_free(m);
+        if (ost != LG_OK) return cli_lib_error(in, &err);
+        m = opt_m;
+    }
     lg_write_options wo = {.external_buffers = external, .force = force};
     lg_status st = lg_tflite_write_file(m, out, &wo, &err);
     lg_model_free(m);
+    if (st != LG_OK) lg_pass_report_free(rep);
     if (st == LG_ERR_EXISTS) return cli_error("%s: output exists (use --force to replace it)", out);
     if (st != LG_OK) return cli_lib_error(out, &err);
 
@@ -118,7 +207,8 @@ int cmd_convert(const cli_verb *v, int argc, char **argv) {
     lg_hex(digest, sizeof digest, hex);
     size_t size = f.size;
     cli_file_close(&f);
-    if (print_result(as_json, in, out, size, hex) != 0)
-        return cli_error("writing the output failed");
+    int prc = print_result(as_json, in, out, size, hex, rep);
+    lg_pass_report_free(rep);
+    if (prc != 0) return cli_error("writing the output failed");
     return CLI_OK;
 }

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "lg/ops.h"
 #include "io/tflite/fields.h"
 #include "ir/schema_gen.h"
 
@@ -827,6 +828,8 @@ static lg_status read_common(const void *buf, size_t size, const lg_read_options
     lg_status st = rd_model(&r, m);
     if (st == LG_OK) {
         st = lg_model_validate(m, err);
+        /* the op table: options kinds, arity, every stored shape against inference */
+        if (st == LG_OK) st = lg_model_validate_ops(m, err);
         if (st != LG_OK && err) {
             char tmp[sizeof err->msg + 1100];
             snprintf(tmp, sizeof tmp, "%.1000s: %s", where, err->msg);

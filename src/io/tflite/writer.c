@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "internal.h"
+#include "lg/ops.h"
 #include "io/tflite/fields.h"
 #include "ir/schema_gen.h"
 
@@ -771,6 +772,7 @@ static lg_status serialize(const lg_model *m, const lg_write_options *opt, fbw *
                            uint64_t *total, lg_error *err) {
     memset(w, 0, sizeof *w);
     LG_TRY(lg_model_validate(m, err));
+    LG_TRY(lg_model_validate_ops(m, err));
 
     /* External mode: asked for, or the data alone would not fit the 2 GiB flatbuffer.
        (Buffers and custom options the source stored outside go outside in any mode.) */

@@ -1,0 +1,50 @@
+/* Internal to src/passes: the passes of the registry and the helpers they share. */
+#ifndef LGI_PASSES_IMPL_H
+#define LGI_PASSES_IMPL_H
+
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+#include "lg/ops.h"
+#include "lg/passes.h"
+
+extern const lg_pass lgp_fold_constants;
+extern const lg_pass lgp_remove_identities;
+extern const lg_pass lgp_merge_reshapes;
+extern const lg_pass lgp_cancel_transposes;
+extern const lg_pass lgp_remove_dead;
+
+/* The op's builtin code (-1 if its opcode is bad). */
+static inline int32_t lgp_code(const lg_pass_ctx *c, uint32_t op) {
+    return lg_op_builtin(c->m, &c->m->subgraphs[c->sg].ops[op]);
+}
+static inline lg_op *lgp_op(const lg_pass_ctx *c, uint32_t op) {
+    return &c->m->subgraphs[c->sg].ops[op];
+}
+static inline lg_tensor *lgp_tensor(const lg_pass_ctx *c, int32_t t) {
+    return &c->m->subgraphs[c->sg].tensors[t];
+}
+
+/* Two tensors carry the same quantization (both none, or the same scales and zero points). */
+LG_INTERNAL bool lgp_same_quant(const lg_tensor *a, const lg_tensor *b);
+/* Same type, same stored shape, same quantization. */
+LG_INTERNAL bool lgp_same_layout(const lg_tensor *a, const lg_tensor *b);
+/* Constant data of tensor t as float32 values (FLOAT32 / FLOAT16 constants), or false. */
+LG_INTERNAL bool lgp_const_all_equal(const lg_pass_ctx *c, int32_t t, float v);
+/* Constant INT32/INT64 values of t into out (at most max); false if not such a constant. */
+LG_INTERNAL bool lgp_const_ints(const lg_pass_ctx *c, int32_t t, int64_t *out, uint32_t max,
+                                uint32_t *n);
+
+/* Remove op `op` whose output 0 carries the same value as tensor `in` (an identity):
+   consumers of the output read `in` instead. When the output is a graph output, the op that
+   produces `in` writes the output tensor directly (so the model's interface keeps its
+   tensors and names) if `in` has no other use and is not itself a graph input or output;
+   otherwise nothing changes and false is returned through *done. */
+LG_INTERNAL lg_status lgp_bypass(lg_pass_ctx *c, const lg_graph *g, uint32_t op, int32_t in,
+                                 bool *done);
+
+/* Record a skip with a note. */
+LG_INTERNAL void lgp_skip(lg_pass_ctx *c, const char *fmt, ...) LGI_PRINTF(2, 3);
+
+#endif
