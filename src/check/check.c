@@ -38,9 +38,9 @@ static void check_parser(ck *c, const opx *x) {
         lgc_add(c, R_OP_NO_COMPAT_CASE, x, NULL, "Not supported op %s", x->name);
     }
     if (x->code == LG_OP_STABLEHLO_COMPOSITE && target == LG_TARGET_MLDRIFT) {
-        const lg_stablehlo_composite_options *co =
-            x->op->opts_kind == LG_OPTS_STABLEHLO_COMPOSITE_OPTIONS ? x->op->opts : NULL;
-        const char *nm = co ? co->name : NULL;
+        lg_stablehlo_composite_options d;
+        const lg_stablehlo_composite_options *co = lgc_opts(x->op, LG_OPTS_STABLEHLO_COMPOSITE_OPTIONS, &d, sizeof d);
+        const char *nm = co->name;
         if (!lgc_composite_supported(nm))
             lgc_add(c, R_CUSTOM_OP_UNSUPPORTED, x, "lower the composite to its decomposition (builtin ops) at export",
                 "Not supported composite %s", nm ? nm : "(no name)");

@@ -79,6 +79,13 @@ LG_INTERNAL int lgc_need_io(ck *c, const opx *x, int rt, int cst, int outs);
 LG_INTERNAL int lgc_need_const_i32(ck *c, const opx *x, uint32_t k, const char *what);
 /* A shape-determining input k computed at run time makes the graph dynamic (a finding). */
 LG_INTERNAL void lgc_need_static(ck *c, const opx *x, uint32_t k, const char *what);
+/* The options of op read as kind's struct: op->opts when the op carries kind's table,
+   else (no table stored, or a table of another kind) the schema's defaults written into buf
+   (size = sizeof kind's struct). Never NULL. Every read of op->opts goes through this. */
+LG_INTERNAL const void *lgc_opts(const lg_op *op, lg_opts_kind kind, void *buf, size_t size);
+/* "" when op carries kind's table, else a note for a finding's reason that says the values
+   are the defaults: " (no Pool2DOptions stored: the schema's defaults)". */
+LG_INTERNAL const char *lgc_opts_note(const lg_op *op, lg_opts_kind kind, char *buf, size_t n);
 /* Do the two shapes broadcast (numpy)? */
 LG_INTERNAL int lgc_np_broadcastable(const lg_tensor *a, const lg_tensor *b);
 

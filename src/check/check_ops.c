@@ -88,28 +88,46 @@ static const char *act_name(int a) {
     return a >= 0 && a <= 5 ? n[a] : "unknown";
 }
 
-static int fused_activation_of(const lg_op *op, int *act) {
-    if (!op->opts) return 0;
-    switch (op->opts_kind) {
-    case LG_OPTS_CONV2D_OPTIONS: *act = ((const lg_conv2d_options *)op->opts)->fused_activation_function; return 1;
-    case LG_OPTS_DEPTHWISE_CONV2D_OPTIONS: *act = ((const lg_depthwise_conv2d_options *)op->opts)->fused_activation_function; return 1;
-    case LG_OPTS_POOL2D_OPTIONS: *act = ((const lg_pool2d_options *)op->opts)->fused_activation_function; return 1;
-    case LG_OPTS_FULLY_CONNECTED_OPTIONS: *act = ((const lg_fully_connected_options *)op->opts)->fused_activation_function; return 1;
-    case LG_OPTS_CONCATENATION_OPTIONS: *act = ((const lg_concatenation_options *)op->opts)->fused_activation_function; return 1;
-    case LG_OPTS_ADD_OPTIONS: *act = ((const lg_add_options *)op->opts)->fused_activation_function; return 1;
-    case LG_OPTS_MUL_OPTIONS: *act = ((const lg_mul_options *)op->opts)->fused_activation_function; return 1;
-    case LG_OPTS_SUB_OPTIONS: *act = ((const lg_sub_options *)op->opts)->fused_activation_function; return 1;
-    case LG_OPTS_DIV_OPTIONS: *act = ((const lg_div_options *)op->opts)->fused_activation_function; return 1;
-    case LG_OPTS_TRANSPOSE_CONV_OPTIONS: *act = ((const lg_transpose_conv_options *)op->opts)->fused_activation_function; return 1;
+/* The fused activation of op x, read from the options table its code takes (the schema's
+   op <-> options pairs; a table of another kind reads as the defaults: NONE); 0 if the op
+   has no fused activation. */
+static int fused_activation_of(const opx *x, int *act) {
+    union {
+        lg_conv2d_options conv;
+        lg_depthwise_conv2d_options dw;
+        lg_pool2d_options pool;
+        lg_fully_connected_options fc;
+        lg_concatenation_options concat;
+        lg_add_options add;
+        lg_mul_options mul;
+        lg_sub_options sub;
+        lg_div_options div;
+        lg_transpose_conv_options tconv;
+    } d;
+#define ACT_OF(kind, type) \
+    *act = ((const type *)lgc_opts(x->op, kind, &d, sizeof(type)))->fused_activation_function; return 1
+    switch (x->code) {
+    case LG_OP_CONV_2D: ACT_OF(LG_OPTS_CONV2D_OPTIONS, lg_conv2d_options);
+    case LG_OP_DEPTHWISE_CONV_2D: ACT_OF(LG_OPTS_DEPTHWISE_CONV2D_OPTIONS, lg_depthwise_conv2d_options);
+    case LG_OP_AVERAGE_POOL_2D: case LG_OP_MAX_POOL_2D: case LG_OP_L2_POOL_2D:
+        ACT_OF(LG_OPTS_POOL2D_OPTIONS, lg_pool2d_options);
+    case LG_OP_FULLY_CONNECTED: ACT_OF(LG_OPTS_FULLY_CONNECTED_OPTIONS, lg_fully_connected_options);
+    case LG_OP_CONCATENATION: ACT_OF(LG_OPTS_CONCATENATION_OPTIONS, lg_concatenation_options);
+    case LG_OP_ADD: ACT_OF(LG_OPTS_ADD_OPTIONS, lg_add_options);
+    case LG_OP_MUL: ACT_OF(LG_OPTS_MUL_OPTIONS, lg_mul_options);
+    case LG_OP_SUB: ACT_OF(LG_OPTS_SUB_OPTIONS, lg_sub_options);
+    case LG_OP_DIV: ACT_OF(LG_OPTS_DIV_OPTIONS, lg_div_options);
+    case LG_OP_TRANSPOSE_CONV: ACT_OF(LG_OPTS_TRANSPOSE_CONV_OPTIONS, lg_transpose_conv_options);
     default: return 0;
     }
+#undef ACT_OF
 }
 
 /* ------------------------------------------------------------------ dispatch */
 
 void lgc_check_op(ck *c, const opx *x) {
     int act;
-    if (fused_activation_of(x->op, &act) && !act_ok(act))
+    if (fused_activation_of(x, &act) && !act_ok(act))
         lgc_add(c, R_FUSED_ACTIVATION, x, NULL, "%s has fused activation %s (%d)", x->name, act_name(act), act);
     if (x->code < 0 || x->code > LG_OP_MAX || !op_rules[x->code]) return;
     op_rules[x->code](c, x);

@@ -5,8 +5,12 @@
 void lgc_rule_softmax(ck *c, const opx *x) {
     const lg_op *op = x->op;
     lgc_need_io(c, x, 1, 0, 1);
-    if (op->opts && ((const lg_softmax_options *)op->opts)->beta != 1.0f)
-        lgc_add(c, R_SOFTMAX_BETA, x, NULL, "SOFTMAX beta %g", (double)((const lg_softmax_options *)op->opts)->beta);
+    lg_softmax_options d;
+    const lg_softmax_options *o = lgc_opts(op, LG_OPTS_SOFTMAX_OPTIONS, &d, sizeof d);
+    char note[128];
+    if (o->beta != 1.0f)
+        lgc_add(c, R_SOFTMAX_BETA, x, NULL, "SOFTMAX beta %g%s", (double)o->beta,
+            lgc_opts_note(op, LG_OPTS_SOFTMAX_OPTIONS, note, sizeof note));
 }
 
 /* The classic delegate's ONE_HOT checks (shared with gpu_compatibility.cc): constant
@@ -39,9 +43,12 @@ void lgc_rule_one_hot(ck *c, const opx *x) {
         return;
     }
     const lg_tensor *ids = lgc_T(c, op->inputs[0]), *out = lgc_T(c, op->outputs[0]);
-    int axis = op->opts ? ((const lg_one_hot_options *)op->opts)->axis : -1;
+    lg_one_hot_options d;
+    int axis = ((const lg_one_hot_options *)lgc_opts(op, LG_OPTS_ONE_HOT_OPTIONS, &d, sizeof d))->axis;
+    char note[128];
     if (axis != -1 && axis != (int)out->rank - 1)
-        lgc_add(c, R_OP_PARAMS, x, NULL, "ONE_HOT axis %d: only -1 (the last dimension) is supported", axis);
+        lgc_add(c, R_OP_PARAMS, x, NULL, "ONE_HOT axis %d: only -1 (the last dimension) is supported%s", axis,
+            lgc_opts_note(op, LG_OPTS_ONE_HOT_OPTIONS, note, sizeof note));
     if (c->target == LG_TARGET_MLDRIFT) {
         /* ML Drift skips the shared check; its own parser checks the axis and 4-D ids */
         if (ids->rank == 4 && ids->shape[3] != 1)

@@ -48,8 +48,11 @@ void lgc_rule_pad(ck *c, const opx *x) {
     if ((code == LG_OP_PAD || code == LG_OP_PADV2) && op->n_inputs >= 2 && op->inputs[0] >= 0 && op->inputs[1] >= 0 &&
         c->is_const[op->inputs[1]])
         check_pad_layout(c, x);
-    if (code == LG_OP_MIRROR_PAD && op->opts && ((const lg_mirror_pad_options *)op->opts)->mode != 0)
-        lgc_add(c, R_MIRROR_PAD_MODE, x, NULL, "MIRROR_PAD mode SYMMETRIC");
+    if (code == LG_OP_MIRROR_PAD) {
+        lg_mirror_pad_options d;
+        const lg_mirror_pad_options *o = lgc_opts(op, LG_OPTS_MIRROR_PAD_OPTIONS, &d, sizeof d);
+        if (o->mode != 0) lgc_add(c, R_MIRROR_PAD_MODE, x, NULL, "MIRROR_PAD mode SYMMETRIC");
+    }
     if (code == LG_OP_PADV2 && op->n_inputs >= 3 && op->inputs[2] >= 0) check_padv2_value(c, x);
 }
 
@@ -61,8 +64,9 @@ void lgc_rule_reshape(ck *c, const opx *x) {
 
 static void check_strided_slice(ck *c, const opx *x) {
     const lg_op *op = x->op;
-    const lg_strided_slice_options *o = op->opts;
-    if (o && (o->ellipsis_mask || o->new_axis_mask || o->shrink_axis_mask))
+    lg_strided_slice_options d;
+    const lg_strided_slice_options *o = lgc_opts(op, LG_OPTS_STRIDED_SLICE_OPTIONS, &d, sizeof d);
+    if ((o->ellipsis_mask || o->new_axis_mask || o->shrink_axis_mask))
         lgc_add(c, R_STRIDED_SLICE_MASKS, x, NULL, "STRIDED_SLICE ellipsis_mask %d new_axis_mask %d shrink_axis_mask %d",
             o->ellipsis_mask, o->new_axis_mask, o->shrink_axis_mask);
     if (op->n_inputs >= 4 && op->inputs[3] >= 0 && c->is_const[op->inputs[3]]) {
@@ -147,10 +151,15 @@ void lgc_rule_split_v(ck *c, const opx *x) {
 void lgc_rule_space_depth(ck *c, const opx *x) {
     const lg_op *op = x->op;
     lgc_need_io(c, x, 1, 0, 1);
-    int bs = 0;
-    if (op->opts && x->code == LG_OP_DEPTH_TO_SPACE) bs = ((const lg_depth_to_space_options *)op->opts)->block_size;
-    if (op->opts && x->code == LG_OP_SPACE_TO_DEPTH) bs = ((const lg_space_to_depth_options *)op->opts)->block_size;
-    if (bs <= 1) lgc_add(c, R_OP_PARAMS, x, NULL, "%s block_size %d: %s", x->name, bs, bs == 1 ? "is a no-op" : "must be > 1");
+    int d2s = x->code == LG_OP_DEPTH_TO_SPACE;
+    lg_opts_kind kind = d2s ? LG_OPTS_DEPTH_TO_SPACE_OPTIONS : LG_OPTS_SPACE_TO_DEPTH_OPTIONS;
+    union { lg_depth_to_space_options d2s; lg_space_to_depth_options s2d; } d;
+    int bs = d2s ? ((const lg_depth_to_space_options *)lgc_opts(op, kind, &d, sizeof d.d2s))->block_size
+                 : ((const lg_space_to_depth_options *)lgc_opts(op, kind, &d, sizeof d.s2d))->block_size;
+    char note[128];
+    if (bs <= 1)
+        lgc_add(c, R_OP_PARAMS, x, NULL, "%s block_size %d: %s%s", x->name, bs, bs == 1 ? "is a no-op" : "must be > 1",
+            lgc_opts_note(op, kind, note, sizeof note));
 }
 
 /* RESIZE_BILINEAR, RESIZE_NEAREST_NEIGHBOR. */
@@ -158,8 +167,9 @@ void lgc_rule_resize(ck *c, const opx *x) {
     const lg_op *op = x->op;
     lgc_need_io(c, x, 1, -1, 1);
     lgc_need_static(c, x, 1, "size");
-    if (x->code == LG_OP_RESIZE_BILINEAR && op->opts) {
-        const lg_resize_bilinear_options *o = op->opts;
+    if (x->code == LG_OP_RESIZE_BILINEAR) {
+        lg_resize_bilinear_options d;
+        const lg_resize_bilinear_options *o = lgc_opts(op, LG_OPTS_RESIZE_BILINEAR_OPTIONS, &d, sizeof d);
         if (o->align_corners && o->half_pixel_centers)
             lgc_add(c, R_RESIZE_FLAGS, x, NULL, "If half_pixel_centers is True, align_corners must be False.");
         else if (o->align_corners)

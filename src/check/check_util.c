@@ -156,6 +156,28 @@ void lgc_need_static(ck *c, const opx *x, uint32_t k, const char *what) {
     }
 }
 
+/* ------------------------------------------------------------------ options */
+
+/* TFLite's parsers read options with builtin_options_as_<Kind>(), NULL for an absent table
+   or one of another union type, and then keep a zeroed params struct
+   (flatbuffer_conversions.h AllocatePOD: new T()). We use the schema's defaults instead,
+   which differ from zero only where the schema names a default (conv dilation 1); no rule's
+   verdict depends on that difference (dilation 1 passes, stride 0 fails either way). */
+const void *lgc_opts(const lg_op *op, lg_opts_kind kind, void *buf, size_t size) {
+    if (op->opts && op->opts_kind == kind) return op->opts;
+    if (lg_opts_init(kind, buf, size) != LG_OK) memset(buf, 0, size);
+    return buf;
+}
+
+const char *lgc_opts_note(const lg_op *op, lg_opts_kind kind, char *buf, size_t n) {
+    const char *want = lg_opts_name(kind), *have = lg_opts_name(op->opts_kind);
+    if (op->opts && op->opts_kind == kind) { if (n) buf[0] = 0; }
+    else if (op->opts && have)
+        snprintf(buf, n, " (the op carries %s, not %s: the schema's defaults)", have, want ? want : "?");
+    else snprintf(buf, n, " (no %s stored: the schema's defaults)", want ? want : "options");
+    return buf;
+}
+
 /* numpy broadcast compatibility of two shapes */
 int lgc_np_broadcastable(const lg_tensor *a, const lg_tensor *b) {
     uint32_t n = a->rank > b->rank ? a->rank : b->rank;
