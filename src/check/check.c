@@ -399,7 +399,7 @@ lg_status lg_check_model(const lg_model *m, const lg_check_options *opt, lg_chec
     if (m->n_subgraphs == 0) return lgi_fail(err, LG_ERR_INVALID_ARG, "the model has no subgraph");
     lg_target target = opt ? opt->target : LG_TARGET_MLDRIFT;
     if ((unsigned)target >= LG_TARGET_COUNT) return lgi_fail(err, LG_ERR_INVALID_ARG, "unknown target %d", (int)target);
-    uint32_t max_ops = opt && opt->max_gpu_ops ? opt->max_gpu_ops : 900;
+    uint32_t max_ops = opt && opt->max_gpu_ops ? opt->max_gpu_ops : LG_CHECK_DEFAULT_MAX_GPU_OPS;
 
     ck c;
     memset(&c, 0, sizeof c);
