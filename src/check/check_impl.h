@@ -86,8 +86,9 @@ LG_INTERNAL const void *lgc_opts(const lg_op *op, lg_opts_kind kind, void *buf, 
 /* "" when op carries kind's table, else a note for a finding's reason that says the values
    are the defaults: " (no Pool2DOptions stored: the schema's defaults)". */
 LG_INTERNAL const char *lgc_opts_note(const lg_op *op, lg_opts_kind kind, char *buf, size_t n);
-/* Do the two shapes broadcast (numpy)? */
-LG_INTERNAL int lgc_np_broadcastable(const lg_tensor *a, const lg_tensor *b);
+/* Do the stored shapes broadcast (lg_broadcast, the tree's one numpy rule)? The GPU's own
+   narrower broadcast rules stay in the rules that apply them (check_ops_elementwise.c). */
+LG_INTERNAL int lgc_broadcastable(const lg_tensor *a, const lg_tensor *b);
 
 /* The per-op rules (check_ops_*.c), called through lgc_check_op's table. */
 typedef void (*lgc_op_rule)(ck *c, const opx *x);

@@ -19,7 +19,7 @@ static void check_broadcast(ck *c, const opx *x) {
     const lg_tensor *a = lgc_T(c, ia), *b = lgc_T(c, ib);
     char s1[64], s2[64];
     if (a->rank == b->rank || a->rank <= 1 || b->rank <= 1) {
-        if (!lgc_np_broadcastable(a, b)) {
+        if (!lgc_broadcastable(a, b)) {
             lg_finding *f = lgc_add(c, R_BROADCAST, x, NULL, "shapes %s and %s do not broadcast",
                                 lgc_shp(c, ia, s1, sizeof s1), lgc_shp(c, ib, s2, sizeof s2));
             lgc_with_tensor(f, ia);
@@ -31,13 +31,13 @@ static void check_broadcast(ck *c, const opx *x) {
     int ok;
     if (c->target == LG_TARGET_CLASSIC) {
         ok = 0;
-        if (hi->rank == 4 && lo->rank == 3 && hi->shape[0] == 1 && lgc_np_broadcastable(hi, lo)) ok = 1;
+        if (hi->rank == 4 && lo->rank == 3 && hi->shape[0] == 1 && lgc_broadcastable(hi, lo)) ok = 1;
         if (hi->rank == 4 && lo->rank == 2 && lo->shape[0] == 1 && lo->shape[1] == 1) ok = 1;
         if (hi->rank == 4 && lo->rank == 2 && lo->shape[0] == hi->shape[0] &&
             lo->shape[1] == hi->shape[3])
             ok = 1;
     } else {
-        ok = hi->rank <= 4 && lgc_np_broadcastable(hi, lo);
+        ok = hi->rank <= 4 && lgc_broadcastable(hi, lo);
     }
     if (!ok) {
         lg_finding *f = lgc_add(c, R_BROADCAST, x, NULL, "%s %s and %s: %s",
@@ -112,7 +112,7 @@ void lgc_rule_binary(ck *c, const opx *x) {
         lgc_with_tensor(f, op->inputs[0]);
     }
     if (op->n_inputs >= 2 && op->inputs[0] >= 0 && op->inputs[1] >= 0 &&
-        !lgc_np_broadcastable(lgc_T(c, op->inputs[0]), lgc_T(c, op->inputs[1]))) {
+        !lgc_broadcastable(lgc_T(c, op->inputs[0]), lgc_T(c, op->inputs[1]))) {
         lg_finding *f = lgc_add(c, R_BROADCAST, x, NULL, "Inputs dimensions sizes don't match, broadcasting isn't applicable: %s and %s",
                             lgc_shp(c, op->inputs[0], s1, sizeof s1), lgc_shp(c, op->inputs[1], s2, sizeof s2));
         lgc_with_tensor(f, op->inputs[0]);
@@ -162,7 +162,7 @@ void lgc_rule_select(ck *c, const opx *x) {
     const lg_tensor *cond = lgc_T(c, op->inputs[0]), *out = lgc_T(c, op->outputs[0]);
     if (!(cond->type == LG_BOOL || lgc_is_float(cond->type)))
         lgc_add(c, R_OP_PARAMS, x, NULL, "%s condition is %s (BOOL/FLOAT16/FLOAT32 only)", x->name, lg_dtype_name(cond->type));
-    if (!lgc_np_broadcastable(cond, out))
+    if (!lgc_broadcastable(cond, out))
         lgc_add(c, R_OP_PARAMS, x, NULL, "%s condition %s does not broadcast to the output %s", x->name,
             lgc_shp(c, op->inputs[0], s1, sizeof s1), lgc_shp(c, op->outputs[0], s2, sizeof s2));
     for (int k = 1; k <= 2; k++) {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "check/check_impl.h"
+#include "lg/ops.h"
 #include "util/half.h"
 
 /* ------------------------------------------------------------------ findings */
@@ -178,13 +179,9 @@ const char *lgc_opts_note(const lg_op *op, lg_opts_kind kind, char *buf, size_t 
     return buf;
 }
 
-/* numpy broadcast compatibility of two shapes */
-int lgc_np_broadcastable(const lg_tensor *a, const lg_tensor *b) {
-    uint32_t n = a->rank > b->rank ? a->rank : b->rank;
-    for (uint32_t i = 0; i < n; i++) {
-        int32_t da = i < a->rank ? a->shape[a->rank - 1 - i] : 1;
-        int32_t db = i < b->rank ? b->shape[b->rank - 1 - i] : 1;
-        if (da != db && da != 1 && db != 1) return 0;
-    }
-    return 1;
+/* Do the stored shapes of a and b broadcast? The tree's one broadcast rule (lg_broadcast,
+   numpy/TFLite; src/ops/infer.c); a tensor of unknown rank broadcasts with anything. */
+int lgc_broadcastable(const lg_tensor *a, const lg_tensor *b) {
+    lg_shape sa = lg_shape_of_tensor(a, false), sb = lg_shape_of_tensor(b, false), out;
+    return lg_broadcast(&sa, &sb, &out, NULL) == LG_OK;
 }
