@@ -11,6 +11,8 @@
  *   check_util.c         the helpers the rules share: findings, tensors, constants,
  *                        options, input-count and broadcast checks
  *   check_rules.c        the rule table (from rules.def) and its public look-ups
+ *   op_version*.c        the version TFLite's converter assigns an op (op_version.h), which
+ *                        the driver compares with each delegate's maximum
  */
 #ifndef LGI_CHECK_IMPL_H
 #define LGI_CHECK_IMPL_H
