@@ -98,10 +98,14 @@ typedef struct lg_check_report {
     uint8_t *op_place;          /* lg_op_place per op of the subgraph */
 } lg_check_report;
 
+/* The default max_gpu_ops (see below). */
+#define LG_CHECK_DEFAULT_MAX_GPU_OPS 900u
+
 typedef struct lg_check_options {
     lg_target target;
-    /* Warn when a delegated graph has more ops than this (the Mali shader compile limit
-       seen in the field); 0 = default 1000. */
+    /* Warn (graph-size) when a delegated graph has more ops than this, the Mali shader
+       compile limit seen in the field; 0 = LG_CHECK_DEFAULT_MAX_GPU_OPS (900): in the seed
+       field notes a 923-op delegated graph failed to compile, an 893-op one compiled. */
     uint32_t max_gpu_ops;
 } lg_check_options;
 

@@ -1,0 +1,34 @@
+/* The rule table, generated from rules.def (the checker, `--explain` and the README's rule
+   list all read it), and its public look-ups. */
+#include <string.h>
+
+#include "check/check_impl.h"
+
+const lg_rule_info lgc_rule_table[R_COUNT] = {
+#define RULE(sym, id, sev, tg, kind, src, title, fix, doc) {id, sev, tg, kind, src, title, fix, doc},
+#include "check/rules.def"
+#undef RULE
+};
+
+const lg_rule_info *lg_rules(uint32_t *n) {
+    if (n) *n = R_COUNT;
+    return lgc_rule_table;
+}
+
+const lg_rule_info *lg_rule_find(const char *id) {
+    for (int i = 0; i < R_COUNT; i++)
+        if (strcmp(lgc_rule_table[i].id, id) == 0) return &lgc_rule_table[i];
+    return NULL;
+}
+
+const char *lg_target_name(lg_target t) {
+    return t == LG_TARGET_CLASSIC ? "classic" : t == LG_TARGET_MLDRIFT ? "mldrift" : "?";
+}
+
+int lg_target_from_name(const char *name) {
+    if (strcmp(name, "mldrift") == 0) return LG_TARGET_MLDRIFT;
+    if (strcmp(name, "classic") == 0) return LG_TARGET_CLASSIC;
+    return -1;
+}
+
+const char *lg_severity_name(lg_severity s) { return s == LG_SEV_BLOCKER ? "blocker" : "warning"; }
