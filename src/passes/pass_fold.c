@@ -7,8 +7,8 @@
  * corpus): a one-op model holding copies of its constant inputs is built and run through the
  * interpreter. SHAPE and RANK of a tensor whose shape is static fold without running.
  *
- * Never folded: DEQUANTIZE (fp16 and int8 weights stay in their storage form: folding would
- * widen the file), ops with side effects or random numbers, ops whose outputs are variables
+ * Never folded: DEQUANTIZE and DENSIFY (fp16, int8 and sparse weights stay in their storage
+ * form: folding would widen the file), ops with side effects or random numbers, ops whose outputs are variables
  * or graph outputs, and folds whose result would be larger than fold_max_bytes and more than
  * fold_max_growth times its inputs (a BROADCAST_TO of a scalar to a large tensor). */
 #include <stdlib.h>
@@ -27,7 +27,12 @@ static bool foldable_op(const lg_pass_ctx *c, const lg_graph *g, uint32_t i, boo
     const lg_op_info *e = lg_op_info_of(c->m, op);
     int32_t code = lgp_code(c, i);
     *shape_only = false;
-    if (!e || code == LG_OP_DEQUANTIZE || op->n_outputs == 0 || op->n_inputs == 0) return false;
+    /* DEQUANTIZE and DENSIFY are storage forms (fp16/int8 weights, sparse weights): folding
+       them widens the file; the delegates fold DEQUANTIZE themselves. `fix` densifies for
+       ML Drift, which has no DENSIFY. */
+    if (!e || code == LG_OP_DEQUANTIZE || code == LG_OP_DENSIFY || op->n_outputs == 0 ||
+        op->n_inputs == 0)
+        return false;
     if (e->flags & (LG_OPF_STATEFUL | LG_OPF_RANDOM | LG_OPF_SUBGRAPHS)) return false;
     for (uint32_t k = 0; k < op->n_outputs; k++) {
         int32_t t = op->outputs[k];
