@@ -1,6 +1,9 @@
-/* The rule-trigger models (see rule_models.h). Output shapes follow TFLite's kernels; the
-   comment above a model gives the arithmetic where it is not a copy of the input shape. */
+/* The rule-trigger models (see rule_models.h), part 1: the data, the table, the shared
+   helpers (rule_models_impl.h) and the op-set, global and per-op rules; part 2 is
+   rule_models_field.c. Output shapes follow TFLite's kernels; the comment above a model
+   gives the arithmetic where it is not a copy of the input shape. */
 #include "rule_models.h"
+#include "rule_models_impl.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -9,7 +12,7 @@
 
 /* ------------------------------------------------------------------ data */
 
-static float wf[LGM_RAMP_N];    /* a small fixed ramp for weights and constant operands */
+float lgm_i_wf[LGM_RAMP_N];    /* a small fixed ramp for weights and constant operands */
 static uint16_t wh[LGM_RAMP_N]; /* the same ramp as FLOAT16 bits */
 static int data_ready;
 
@@ -28,15 +31,15 @@ static uint16_t f16_bits(float f) {
 static void init_data(void) {
     if (data_ready) return;
     for (int i = 0; i < LGM_RAMP_N; i++) {
-        wf[i] = (float)((i * 37) % 17 - 8) / 64.0f;
-        wh[i] = f16_bits(wf[i]);
+        lgm_i_wf[i] = (float)((i * 37) % 17 - 8) / 64.0f;
+        wh[i] = f16_bits(lgm_i_wf[i]);
     }
     data_ready = 1;
 }
 
 const float *lgm_ramp_f32(void) {
     init_data();
-    return wf;
+    return lgm_i_wf;
 }
 
 const uint16_t *lgm_ramp_f16(void) {
@@ -68,7 +71,7 @@ const size_t lgm_n_cases = sizeof lgm_cases / sizeof lgm_cases[0];
 
 static int ok(const lg_builder *b) { return b->status == LG_OK; }
 
-static lg_conv2d_options conv_opts(int act) {
+lg_conv2d_options lgm_i_conv_opts(int act) {
     lg_conv2d_options o;
     memset(&o, 0, sizeof o);
     o.padding = LG_PADDING_SAME;
@@ -78,7 +81,7 @@ static lg_conv2d_options conv_opts(int act) {
     return o;
 }
 
-static lg_reducer_options keep_dims(bool keep) {
+lg_reducer_options lgm_i_keep_dims(bool keep) {
     lg_reducer_options o;
     memset(&o, 0, sizeof o);
     o.keep_dims = keep;
@@ -86,7 +89,7 @@ static lg_reducer_options keep_dims(bool keep) {
 }
 
 /* A binary elementwise op with its options table (activation NONE), as converters write it. */
-static int32_t binop(lg_builder *b, int32_t code, int32_t x, int32_t y, int32_t out) {
+int32_t lgm_i_binop(lg_builder *b, int32_t code, int32_t x, int32_t y, int32_t out) {
     lg_add_options ao = {LG_ACTIVATION_FUNCTION_TYPE_NONE, false};
     lg_sub_options so = {LG_ACTIVATION_FUNCTION_TYPE_NONE, false};
     lg_mul_options mo = {LG_ACTIVATION_FUNCTION_TYPE_NONE};
@@ -101,7 +104,7 @@ static int32_t binop(lg_builder *b, int32_t code, int32_t x, int32_t y, int32_t 
 }
 
 /* One unary op (builtin, 1 input, 1 output) on x[shape] of type dt. */
-static void unary(lg_builder *b, int32_t builtin, int32_t version, lg_dtype dt, lg_dims shape) {
+void lgm_i_unary(lg_builder *b, int32_t builtin, int32_t version, lg_dtype dt, lg_dims shape) {
     int x = lg_b_tensor(b, "x", dt, shape);
     int y = lg_b_tensor(b, "y", dt, shape);
     lg_b_op_v(b, builtin, version, LG_IDS(x), LG_IDS(y), LG_OPTS_NONE, NULL);
@@ -111,15 +114,15 @@ static void unary(lg_builder *b, int32_t builtin, int32_t version, lg_dtype dt, 
 /* x[1,8,8,4] -> CONV_2D 3x3 SAME stride 1 (4 -> 4 channels) with the given options -> y. */
 static void conv_with(lg_builder *b, const lg_conv2d_options *o) {
     int x = lg_b_tensor(b, "x", LG_FLOAT32, LG_DIMS(1, 8, 8, 4));
-    int w = lg_b_const_f32(b, "w", LG_DIMS(4, 3, 3, 4), wf);
-    int bi = lg_b_const_f32(b, "bias", LG_DIMS(4), wf);
+    int w = lg_b_const_f32(b, "w", LG_DIMS(4, 3, 3, 4), lgm_i_wf);
+    int bi = lg_b_const_f32(b, "bias", LG_DIMS(4), lgm_i_wf);
     int y = lg_b_tensor(b, "y", LG_FLOAT32, LG_DIMS(1, 8, 8, 4));
     lg_b_op_opts(b, LG_OP_CONV_2D, LG_IDS(x, w, bi), LG_IDS(y), LG_OPTS_CONV2D_OPTIONS, o);
     lg_b_io(b, LG_IDS(x), LG_IDS(y));
 }
 
 /* Sets per-tensor (n 1) or per-channel quantization; a failure fails the builder. */
-static void quant(lg_builder *b, int t, const float *scale, uint32_t n, int32_t dim) {
+void lgm_i_quant(lg_builder *b, int t, const float *scale, uint32_t n, int32_t dim) {
     if (!ok(b)) return;
     lg_error err;
     if (lg_tensor_set_quant(b->m, b->sg, (uint32_t)t, scale, NULL, n, dim, &err) != LG_OK) {
@@ -150,7 +153,7 @@ static void mark_sparse(lg_builder *b, int t) {
 /* The op's input of type dt: with LGM_IO_ANY (or a float32/int32 dt) the graph input
    itself; with LGM_IO_LITERT a float32 graph input converted by CAST (FLOAT16, INT64...). *graph_in gets the
    graph input. */
-static int typed_input(lg_builder *b, lgm_io io, const char *name, lg_dtype dt, lg_dims shape, int *graph_in) {
+int lgm_i_typed_input(lg_builder *b, lgm_io io, const char *name, lg_dtype dt, lg_dims shape, int *graph_in) {
     if (io == LGM_IO_ANY || dt == LG_FLOAT32 || dt == LG_INT32) {
         *graph_in = lg_b_tensor(b, name, dt, shape);
         return *graph_in;
@@ -168,7 +171,7 @@ static int typed_input(lg_builder *b, lgm_io io, const char *name, lg_dtype dt, 
    output; with LGM_IO_LITERT a tensor "<name>_<f16|cast>" that a CAST writes out as float32 graph output
    `name`. Returns the op's output; *graph_out gets the graph output (call typed_output_end
    after the op). */
-static int typed_output(lg_builder *b, lgm_io io, const char *name, lg_dtype dt, lg_dims shape, int *graph_out) {
+int lgm_i_typed_output(lg_builder *b, lgm_io io, const char *name, lg_dtype dt, lg_dims shape, int *graph_out) {
     if (io == LGM_IO_ANY || dt == LG_FLOAT32 || dt == LG_INT32) {
         *graph_out = lg_b_tensor(b, name, dt, shape);
         return *graph_out;
@@ -180,7 +183,7 @@ static int typed_output(lg_builder *b, lgm_io io, const char *name, lg_dtype dt,
     return h;
 }
 
-static int typed_output_end(lg_builder *b, const char *name, int h, int graph_out, lg_dims shape) {
+int lgm_i_typed_output_end(lg_builder *b, const char *name, int h, int graph_out, lg_dims shape) {
     if (graph_out >= 0) return graph_out;
     int y = lg_b_tensor(b, name, LG_FLOAT32, shape);
     lg_b_op(b, LG_OP_CAST, LG_IDS(h), LG_IDS(y));
@@ -191,10 +194,10 @@ static int typed_output_end(lg_builder *b, const char *name, int h, int graph_ou
 static void unary_typed(lg_builder *b, lgm_io io, int32_t code, int32_t version, lg_opts_kind kind,
                         const void *opts, lg_dtype dt, lg_dims shape) {
     int xin, yout;
-    int x = typed_input(b, io, "x", dt, shape, &xin);
-    int h = typed_output(b, io, "y", dt, shape, &yout);
+    int x = lgm_i_typed_input(b, io, "x", dt, shape, &xin);
+    int h = lgm_i_typed_output(b, io, "y", dt, shape, &yout);
     lg_b_op_v(b, code, version, LG_IDS(x), LG_IDS(h), kind, opts);
-    int y = typed_output_end(b, "y", h, yout, shape);
+    int y = lgm_i_typed_output_end(b, "y", h, yout, shape);
     lg_b_io(b, LG_IDS(xin), LG_IDS(y));
 }
 
@@ -232,7 +235,7 @@ void lgm_op_unsupported_trigger2(lg_builder *b, lgm_io io) {
     lg_fully_connected_options fo;
     memset(&fo, 0, sizeof fo);
     int x = lg_b_tensor(b, "x", LG_FLOAT32, LG_DIMS(1, 4));
-    int ws = lg_b_const_f32(b, "w_sparse", LG_DIMS(4, 4), wf);
+    int ws = lg_b_const_f32(b, "w_sparse", LG_DIMS(4, 4), lgm_i_wf);
     int w = lg_b_tensor(b, "w", LG_FLOAT32, LG_DIMS(4, 4));
     mark_sparse(b, ws);
     int y = lg_b_tensor(b, "y", LG_FLOAT32, LG_DIMS(1, 4));
@@ -244,10 +247,10 @@ void lgm_op_unsupported_trigger2(lg_builder *b, lgm_io io) {
 /* conv -> RELU -> GATHER_ND -> conv: two GPU subsets around the CPU op (ops 0-1, 3). */
 void lgm_op_unsupported_trigger3(lg_builder *b, lgm_io io) {
     (void)io;
-    lg_conv2d_options o = conv_opts(0);
+    lg_conv2d_options o = lgm_i_conv_opts(0);
     int x = lg_b_tensor(b, "x", LG_FLOAT32, LG_DIMS(1, 8, 8, 4));
-    int w = lg_b_const_f32(b, "w", LG_DIMS(4, 3, 3, 4), wf);
-    int bi = lg_b_const_f32(b, "bias", LG_DIMS(4), wf);
+    int w = lg_b_const_f32(b, "w", LG_DIMS(4, 3, 3, 4), lgm_i_wf);
+    int bi = lg_b_const_f32(b, "bias", LG_DIMS(4), lgm_i_wf);
     int c1 = lg_b_tensor(b, "c1", LG_FLOAT32, LG_DIMS(1, 8, 8, 4));
     int r1 = lg_b_tensor(b, "r1", LG_FLOAT32, LG_DIMS(1, 8, 8, 4));
     int ix = lg_b_const_i32(b, "idx", LG_DIMS(1, 4, 4, 3), gather_nd_idx());
@@ -262,7 +265,7 @@ void lgm_op_unsupported_trigger3(lg_builder *b, lgm_io io) {
 
 /* x[1,8,8,4] -> RELU -> GATHER on channels (axis 3) with constant INT32 indices idx[n]
    -> y[1,8,8,n]; kind 2: the indices [2] are a runtime graph input. */
-static void gather_channels(lg_builder *b, const int32_t *idx, int n, int runtime) {
+void lgm_i_gather_channels(lg_builder *b, const int32_t *idx, int n, int runtime) {
     lg_gather_options go = {3, 0};
     int x = lg_b_tensor(b, "x", LG_FLOAT32, LG_DIMS(1, 8, 8, 4));
     int r = lg_b_tensor(b, "r", LG_FLOAT32, LG_DIMS(1, 8, 8, 4));
@@ -274,18 +277,19 @@ static void gather_channels(lg_builder *b, const int32_t *idx, int n, int runtim
     else lg_b_io(b, LG_IDS(x), LG_IDS(y));
 }
 
-static const int32_t idx02[2] = {0, 2}, idx2[1] = {2};
+const int32_t lgm_i_idx02[2] = {0, 2};
+static const int32_t idx2[1] = {2};
 
 /* GATHER of one channel with a 1-D INT32 constant index: in both parsers. */
 void lgm_op_unsupported_nearmiss(lg_builder *b, lgm_io io) {
     (void)io;
-    gather_channels(b, idx2, 1, 0);
+    lgm_i_gather_channels(b, idx2, 1, 0);
 }
 
 /* ROUND: not in the classic parser, in ML Drift's. */
 void lgm_op_unsupported_nearmiss2(lg_builder *b, lgm_io io) {
     (void)io;
-    unary(b, LG_OP_ROUND, 1, LG_FLOAT32, LG_DIMS(1, 8, 8, 4));
+    lgm_i_unary(b, LG_OP_ROUND, 1, LG_FLOAT32, LG_DIMS(1, 8, 8, 4));
 }
 
 /* LOGICAL_OR on bool tensors (ML Drift only). LGM_IO_ANY: bool graph inputs a, c and output
@@ -319,7 +323,7 @@ void lgm_op_unsupported_nearmiss3(lg_builder *b, lgm_io io) {
 
 void lgm_op_no_compat_case_trigger(lg_builder *b, lgm_io io) {
     (void)io;
-    unary(b, LG_OP_RELU_0_TO_1, 1, LG_FLOAT32, LG_DIMS(1, 8, 8, 4));
+    lgm_i_unary(b, LG_OP_RELU_0_TO_1, 1, LG_FLOAT32, LG_DIMS(1, 8, 8, 4));
 }
 
 /* BITWISE_XOR on INT32 graph I/O (int32 is fine for LiteRT.js). */
@@ -334,7 +338,7 @@ void lgm_op_no_compat_case_trigger2(lg_builder *b, lgm_io io) {
 
 void lgm_op_no_compat_case_nearmiss(lg_builder *b, lgm_io io) {
     (void)io;
-    unary(b, LG_OP_RELU, 1, LG_FLOAT32, LG_DIMS(1, 8, 8, 4));
+    lgm_i_unary(b, LG_OP_RELU, 1, LG_FLOAT32, LG_DIMS(1, 8, 8, 4));
 }
 
 /* ------------------------------------------------------------------ custom-op-unsupported */
@@ -361,8 +365,8 @@ void lgm_custom_op_unsupported_nearmiss(lg_builder *b, lgm_io io) {
     const int32_t opts[3] = {1, 2, 2};
     int x = lg_b_tensor(b, "x", LG_FLOAT32, LG_DIMS(1, 8, 8, 4));
     int r = lg_b_tensor(b, "r", LG_FLOAT32, LG_DIMS(1, 8, 8, 4));
-    int w = lg_b_const_f32(b, "w", LG_DIMS(4, 2, 2, 4), wf);
-    int bi = lg_b_const_f32(b, "bias", LG_DIMS(4), wf);
+    int w = lg_b_const_f32(b, "w", LG_DIMS(4, 2, 2, 4), lgm_i_wf);
+    int bi = lg_b_const_f32(b, "bias", LG_DIMS(4), lgm_i_wf);
     int y = lg_b_tensor(b, "y", LG_FLOAT32, LG_DIMS(1, 16, 16, 4));
     lg_b_op(b, LG_OP_RELU, LG_IDS(x), LG_IDS(r));
     lg_b_custom(b, "Convolution2DTransposeBias", LG_IDS(r, w, bi), LG_IDS(y), opts, sizeof opts);
@@ -380,12 +384,12 @@ void lgm_custom_op_unsupported_nearmiss2(lg_builder *b, lgm_io io) {
 /* TRANSPOSE_CONV: output_shape, weights [O,H,W,I], input (+ bias); v4 = fused activation,
    v3 = bias. The output is output_shape's value [1,16,16,4] (transpose_conv.cc
    ResizeTensor), which VALID stride 2 with a 2x2 filter gives from 8: (8-1)*2+2 = 16. */
-static void transpose_conv(lg_builder *b, int act, int with_bias) {
+void lgm_i_transpose_conv(lg_builder *b, int act, int with_bias) {
     int32_t os[4] = {1, 16, 16, 4};
     int x = lg_b_tensor(b, "x", LG_FLOAT32, LG_DIMS(1, 8, 8, 4));
     int s = lg_b_const_i32(b, "output_shape", LG_DIMS(4), os);
-    int w = lg_b_const_f32(b, "w", LG_DIMS(4, 2, 2, 4), wf);
-    int bi = with_bias ? lg_b_const_f32(b, "bias", LG_DIMS(4), wf) : -1;
+    int w = lg_b_const_f32(b, "w", LG_DIMS(4, 2, 2, 4), lgm_i_wf);
+    int bi = with_bias ? lg_b_const_f32(b, "bias", LG_DIMS(4), lgm_i_wf) : -1;
     int y = lg_b_tensor(b, "y", LG_FLOAT32, LG_DIMS(1, 16, 16, 4));
     lg_transpose_conv_options o;
     memset(&o, 0, sizeof o);
@@ -402,17 +406,17 @@ static void transpose_conv(lg_builder *b, int act, int with_bias) {
 
 void lgm_op_version_trigger(lg_builder *b, lgm_io io) {
     (void)io;
-    transpose_conv(b, LG_ACTIVATION_FUNCTION_TYPE_RELU, 1);
+    lgm_i_transpose_conv(b, LG_ACTIVATION_FUNCTION_TYPE_RELU, 1);
 }
 
 void lgm_op_version_trigger2(lg_builder *b, lgm_io io) {
     (void)io;
-    unary(b, LG_OP_RELU, 3, LG_FLOAT32, LG_DIMS(1, 8, 8, 4));
+    lgm_i_unary(b, LG_OP_RELU, 3, LG_FLOAT32, LG_DIMS(1, 8, 8, 4));
 }
 
 void lgm_op_version_nearmiss(lg_builder *b, lgm_io io) {
     (void)io;
-    unary(b, LG_OP_RELU, 2, LG_FLOAT32, LG_DIMS(1, 8, 8, 4));
+    lgm_i_unary(b, LG_OP_RELU, 2, LG_FLOAT32, LG_DIMS(1, 8, 8, 4));
 }
 
 /* SOFTMAX on FLOAT16 (v4): over the classic maximum (2), within ML Drift's (4). */
@@ -426,12 +430,12 @@ void lgm_op_version_nearmiss2(lg_builder *b, lgm_io io) {
 static void concat(lg_builder *b, lgm_io io, lg_dtype dt) {
     lg_concatenation_options co = {3, LG_ACTIVATION_FUNCTION_TYPE_NONE};
     int xin, x2in, yout;
-    int x = typed_input(b, io, "x", dt, LG_DIMS(1, 8, 8, 4), &xin);
-    int x2 = typed_input(b, io, "x2", dt, LG_DIMS(1, 8, 8, 4), &x2in);
-    int h = typed_output(b, io, "y", dt, LG_DIMS(1, 8, 8, 8), &yout);
+    int x = lgm_i_typed_input(b, io, "x", dt, LG_DIMS(1, 8, 8, 4), &xin);
+    int x2 = lgm_i_typed_input(b, io, "x2", dt, LG_DIMS(1, 8, 8, 4), &x2in);
+    int h = lgm_i_typed_output(b, io, "y", dt, LG_DIMS(1, 8, 8, 8), &yout);
     lg_b_op_v(b, LG_OP_CONCATENATION, dt == LG_FLOAT16 ? 6 : 1, LG_IDS(x, x2), LG_IDS(h),
               LG_OPTS_CONCATENATION_OPTIONS, &co);
-    int y = typed_output_end(b, "y", h, yout, LG_DIMS(1, 8, 8, 8));
+    int y = lgm_i_typed_output_end(b, "y", h, yout, LG_DIMS(1, 8, 8, 8));
     lg_b_io(b, LG_IDS(xin, x2in), LG_IDS(y));
 }
 
@@ -466,7 +470,7 @@ void lgm_tensor_rank_nearmiss(lg_builder *b, lgm_io io) {
 
 void lgm_tensor_dtype_trigger(lg_builder *b, lgm_io io) {
     (void)io;
-    unary(b, LG_OP_RELU, 1, LG_INT32, LG_DIMS(1, 8, 8, 4));
+    lgm_i_unary(b, LG_OP_RELU, 1, LG_INT32, LG_DIMS(1, 8, 8, 4));
 }
 
 /* RELU on FLOAT16. */
@@ -480,7 +484,7 @@ void lgm_tensor_dtype_nearmiss2(lg_builder *b, lgm_io io) {
     int a = lg_b_tensor(b, "a", LG_INT32, LG_DIMS(1, 8, 8, 4));
     int c = lg_b_tensor(b, "c", LG_INT32, LG_DIMS(1, 8, 8, 4));
     int o = lg_b_tensor(b, "o", LG_INT32, LG_DIMS(1, 8, 8, 4));
-    binop(b, LG_OP_ADD, a, c, o);
+    lgm_i_binop(b, LG_OP_ADD, a, c, o);
     lg_b_io(b, LG_IDS(a, c), LG_IDS(o));
 }
 
@@ -514,8 +518,8 @@ static void int8_relu(lg_builder *b, lgm_io io, int per_channel) {
     lg_b_op(b, LG_OP_RELU, LG_IDS(x), LG_IDS(r));
     int y = int8_output(b, io, r);
     lg_b_io(b, LG_IDS(in), LG_IDS(y));
-    quant(b, x, per_channel ? sc4 : sc1, per_channel ? 4 : 1, per_channel ? 3 : 0);
-    quant(b, r, sc1, 1, 0);
+    lgm_i_quant(b, x, per_channel ? sc4 : sc1, per_channel ? 4 : 1, per_channel ? 3 : 0);
+    lgm_i_quant(b, r, sc1, 1, 0);
 }
 
 void lgm_quant_per_channel_runtime_trigger(lg_builder *b, lgm_io io) { int8_relu(b, io, 1); }
@@ -528,7 +532,7 @@ void lgm_quant_per_channel_runtime_nearmiss2(lg_builder *b, lgm_io io) {
     int32_t b32[4] = {0, 1, 2, 3};
     const float bsc[4] = {0.01f, 0.02f, 0.03f, 0.04f};
     for (int i = 0; i < (int)sizeof w8; i++) w8[i] = (int8_t)((i * 37) % 17 - 8);
-    lg_conv2d_options o = conv_opts(0);
+    lg_conv2d_options o = lgm_i_conv_opts(0);
     int in;
     int x = int8_input(b, io, &in);
     int w = lg_b_const(b, "w", LG_INT8, LG_DIMS(4, 3, 3, 4), w8, sizeof w8);
@@ -537,16 +541,16 @@ void lgm_quant_per_channel_runtime_nearmiss2(lg_builder *b, lgm_io io) {
     lg_b_op_v(b, LG_OP_CONV_2D, 3, LG_IDS(x, w, bi), LG_IDS(c), LG_OPTS_CONV2D_OPTIONS, &o);
     int y = int8_output(b, io, c);
     lg_b_io(b, LG_IDS(in), LG_IDS(y));
-    quant(b, x, sc1, 1, 0);
-    quant(b, w, sc4, 4, 0);
-    quant(b, bi, bsc, 4, 0);
-    quant(b, c, sc1, 1, 0);
+    lgm_i_quant(b, x, sc1, 1, 0);
+    lgm_i_quant(b, w, sc4, 4, 0);
+    lgm_i_quant(b, bi, bsc, 4, 0);
+    lgm_i_quant(b, c, sc1, 1, 0);
 }
 
 /* ------------------------------------------------------------------ fused-activation */
 
 static void fused_act(lg_builder *b, int act) {
-    lg_conv2d_options o = conv_opts(act);
+    lg_conv2d_options o = lgm_i_conv_opts(act);
     conv_with(b, &o);
 }
 
@@ -587,7 +591,7 @@ static void add2(lg_builder *b, lg_dims sa, lg_dims sc, lg_dims so) {
     int a = lg_b_tensor(b, "a", LG_FLOAT32, sa);
     int c = lg_b_tensor(b, "c", LG_FLOAT32, sc);
     int o = lg_b_tensor(b, "o", LG_FLOAT32, so);
-    binop(b, LG_OP_ADD, a, c, o);
+    lgm_i_binop(b, LG_OP_ADD, a, c, o);
     lg_b_io(b, LG_IDS(a, c), LG_IDS(o));
 }
 
@@ -657,10 +661,10 @@ static void logistic(lg_builder *b, int two) {
 
 /* CONV_2D with runtime weights; the bias runtime (3 runtime inputs) or constant. */
 static void conv_rt_weights(lg_builder *b, int rt_bias) {
-    lg_conv2d_options o = conv_opts(0);
+    lg_conv2d_options o = lgm_i_conv_opts(0);
     int x = lg_b_tensor(b, "x", LG_FLOAT32, LG_DIMS(1, 8, 8, 4));
     int w = lg_b_tensor(b, "w", LG_FLOAT32, LG_DIMS(4, 3, 3, 4));
-    int bi = rt_bias ? lg_b_tensor(b, "bias", LG_FLOAT32, LG_DIMS(4)) : lg_b_const_f32(b, "bias", LG_DIMS(4), wf);
+    int bi = rt_bias ? lg_b_tensor(b, "bias", LG_FLOAT32, LG_DIMS(4)) : lg_b_const_f32(b, "bias", LG_DIMS(4), lgm_i_wf);
     int y = lg_b_tensor(b, "y", LG_FLOAT32, LG_DIMS(1, 8, 8, 4));
     lg_b_op_opts(b, LG_OP_CONV_2D, LG_IDS(x, w, bi), LG_IDS(y), LG_OPTS_CONV2D_OPTIONS, &o);
     if (rt_bias) lg_b_io(b, LG_IDS(x, w, bi), LG_IDS(y));
@@ -692,7 +696,7 @@ void lgm_input_count_nearmiss2(lg_builder *b, lgm_io io) {
    the conv has 1 runtime + 2 constant inputs. */
 void lgm_input_count_nearmiss3(lg_builder *b, lgm_io io) {
     (void)io;
-    lg_conv2d_options o = conv_opts(LG_ACTIVATION_FUNCTION_TYPE_RELU6);
+    lg_conv2d_options o = lgm_i_conv_opts(LG_ACTIVATION_FUNCTION_TYPE_RELU6);
     int x = lg_b_tensor(b, "x", LG_FLOAT32, LG_DIMS(1, 8, 8, 4));
     int w16 = lg_b_const(b, "w16", LG_FLOAT16, LG_DIMS(4, 3, 3, 4), wh, 4 * 3 * 3 * 4 * 2);
     int b16 = lg_b_const(b, "b16", LG_FLOAT16, LG_DIMS(4), wh, 4 * 2);
@@ -710,7 +714,7 @@ void lgm_input_count_nearmiss3(lg_builder *b, lgm_io io) {
 /* MEAN x[1,8,8,4] over axes 1,2 (keep_dims: [1,1,1,4]): 0 constant INT32, 1 constant INT64,
    2 runtime INT32 (a graph input; the output shape is then known only at run time). */
 static void mean_axes(lg_builder *b, int axes_kind) {
-    lg_reducer_options ro = keep_dims(true);
+    lg_reducer_options ro = lgm_i_keep_dims(true);
     int32_t a32[2] = {1, 2};
     int64_t a64[2] = {1, 2};
     int x = lg_b_tensor(b, "x", LG_FLOAT32, LG_DIMS(1, 8, 8, 4));
@@ -790,7 +794,7 @@ void lgm_dynamic_tensor_nearmiss2(lg_builder *b, lgm_io io) {
 
 /* RELU [1,8,8,4] whose input's shape_signature is [-1,8,8,4] (dyn) or [1,8,8,4]. */
 static void relu_signature(lg_builder *b, int dyn) {
-    unary(b, LG_OP_RELU, 1, LG_FLOAT32, LG_DIMS(1, 8, 8, 4));
+    lgm_i_unary(b, LG_OP_RELU, 1, LG_FLOAT32, LG_DIMS(1, 8, 8, 4));
     if (!ok(b)) return;
     const int32_t sig_dyn[4] = {-1, 8, 8, 4}, sig_static[4] = {1, 8, 8, 4};
     lg_error err;
@@ -819,10 +823,10 @@ static void binary_self(lg_builder *b, int32_t op, int same) {
     int x2 = same ? -1 : lg_b_tensor(b, "x2", LG_FLOAT32, LG_DIMS(1, 8, 8, 4));
     int y = lg_b_tensor(b, "y", LG_FLOAT32, LG_DIMS(1, 8, 8, 4));
     if (same) {
-        binop(b, op, x, x, y);
+        lgm_i_binop(b, op, x, x, y);
         lg_b_io(b, LG_IDS(x), LG_IDS(y));
     } else {
-        binop(b, op, x, x2, y);
+        lgm_i_binop(b, op, x, x2, y);
         lg_b_io(b, LG_IDS(x, x2), LG_IDS(y));
     }
 }
@@ -872,7 +876,7 @@ void lgm_op_params_trigger(lg_builder *b, lgm_io io) {
    padding.h ComputeOutSize returns 0 for stride 0). */
 void lgm_op_params_trigger2(lg_builder *b, lgm_io io) {
     (void)io;
-    lg_conv2d_options o = conv_opts(0);
+    lg_conv2d_options o = lgm_i_conv_opts(0);
     o.stride_h = 0;
     conv_with(b, &o);
 }
@@ -903,7 +907,7 @@ static void bmm_const(lg_builder *b, int rank) {
     lg_batch_mat_mul_options bo;
     memset(&bo, 0, sizeof bo);
     int a = lg_b_tensor(b, "a", LG_FLOAT32, LG_DIMS(1, 4, 8));
-    int c = rank == 2 ? lg_b_const_f32(b, "c", LG_DIMS(8, 4), wf) : lg_b_const_f32(b, "c", LG_DIMS(1, 8, 4), wf);
+    int c = rank == 2 ? lg_b_const_f32(b, "c", LG_DIMS(8, 4), lgm_i_wf) : lg_b_const_f32(b, "c", LG_DIMS(1, 8, 4), lgm_i_wf);
     int y = lg_b_tensor(b, "y", LG_FLOAT32, LG_DIMS(1, 4, 4));
     lg_b_op_opts(b, LG_OP_BATCH_MATMUL, LG_IDS(a, c), LG_IDS(y), LG_OPTS_BATCH_MAT_MUL_OPTIONS, &bo);
     lg_b_io(b, LG_IDS(a), LG_IDS(y));
@@ -1142,8 +1146,8 @@ static void depthwise(lg_builder *b, int dm) {
     o.dilation_w_factor = o.dilation_h_factor = 1;
     o.depth_multiplier = dm;
     int x = lg_b_tensor(b, "x", LG_FLOAT32, LG_DIMS(1, 8, 8, 4));
-    int w = lg_b_const_f32(b, "w", LG_DIMS(1, 3, 3, 8), wf);
-    int bi = lg_b_const_f32(b, "bias", LG_DIMS(8), wf);
+    int w = lg_b_const_f32(b, "w", LG_DIMS(1, 3, 3, 8), lgm_i_wf);
+    int bi = lg_b_const_f32(b, "bias", LG_DIMS(8), lgm_i_wf);
     int y = lg_b_tensor(b, "y", LG_FLOAT32, LG_DIMS(1, 8, 8, 8));
     lg_b_op_opts(b, LG_OP_DEPTHWISE_CONV_2D, LG_IDS(x, w, bi), LG_IDS(y), LG_OPTS_DEPTHWISE_CONV2D_OPTIONS, &o);
     lg_b_io(b, LG_IDS(x), LG_IDS(y));
@@ -1172,7 +1176,7 @@ static void pad_with(lg_builder *b, int32_t op, lg_dims in, lg_dims out, const i
     lg_b_io(b, LG_IDS(x), LG_IDS(y));
 }
 
-static const int32_t pad4_hw[8] = {0, 0, 1, 1, 1, 1, 0, 0}; /* [1,8,8,4] -> [1,10,10,4] */
+const int32_t lgm_i_pad4_hw[8] = {0, 0, 1, 1, 1, 1, 0, 0}; /* [1,8,8,4] -> [1,10,10,4] */
 static const int32_t pad3_01[6] = {1, 1, 1, 1, 0, 0};       /* [8,8,4] -> [10,10,4] */
 static const int32_t pad2[4] = {1, 1, 1, 1};                /* [8,4] -> [10,6] */
 static const int32_t pad4_b[8] = {1, 1, 0, 0, 0, 0, 0, 0};  /* [1,8,8,4] -> [3,8,8,4] */
@@ -1181,13 +1185,13 @@ static const int32_t pad3_h[6] = {0, 0, 1, 1, 0, 0};        /* [1,8,4] -> [1,10,
 void lgm_mirror_pad_mode_trigger(lg_builder *b, lgm_io io) {
     (void)io;
     lg_mirror_pad_options sym = {LG_MIRROR_PAD_MODE_SYMMETRIC};
-    pad_with(b, LG_OP_MIRROR_PAD, LG_DIMS(1, 8, 8, 4), LG_DIMS(1, 10, 10, 4), pad4_hw, &sym);
+    pad_with(b, LG_OP_MIRROR_PAD, LG_DIMS(1, 8, 8, 4), LG_DIMS(1, 10, 10, 4), lgm_i_pad4_hw, &sym);
 }
 
 void lgm_mirror_pad_mode_nearmiss(lg_builder *b, lgm_io io) {
     (void)io;
     lg_mirror_pad_options refl = {LG_MIRROR_PAD_MODE_REFLECT};
-    pad_with(b, LG_OP_MIRROR_PAD, LG_DIMS(1, 8, 8, 4), LG_DIMS(1, 10, 10, 4), pad4_hw, &refl);
+    pad_with(b, LG_OP_MIRROR_PAD, LG_DIMS(1, 8, 8, 4), LG_DIMS(1, 10, 10, 4), lgm_i_pad4_hw, &refl);
 }
 
 /* paddings [2,2]: rank-2 data */
@@ -1199,7 +1203,7 @@ void lgm_pad_shape_trigger(lg_builder *b, lgm_io io) {
 /* [1,8,8,4] padded on H and W (also the webgpu-pad-layout near-miss) */
 void lgm_pad_shape_nearmiss(lg_builder *b, lgm_io io) {
     (void)io;
-    pad_with(b, LG_OP_PAD, LG_DIMS(1, 8, 8, 4), LG_DIMS(1, 10, 10, 4), pad4_hw, NULL);
+    pad_with(b, LG_OP_PAD, LG_DIMS(1, 8, 8, 4), LG_DIMS(1, 10, 10, 4), lgm_i_pad4_hw, NULL);
 }
 
 /* paddings [3,2] on [8,8,4] (a first dimension > 1: also the webgpu-pad-layout trigger) */
@@ -1223,454 +1227,3 @@ void lgm_webgpu_pad_layout_nearmiss(lg_builder *b, lgm_io io) {
     pad_with(b, LG_OP_PAD, LG_DIMS(1, 8, 4), LG_DIMS(1, 10, 4), pad3_h, NULL);
 }
 
-/* ------------------------------------------------------------------ reductions */
-
-/* op(x[in], constant INT32 axes) -> y[out], keep_dims false. */
-static void reduce(lg_builder *b, int32_t op, lg_dims in, const int32_t *axes, uint32_t n_axes, lg_dims out) {
-    lg_reducer_options ro = keep_dims(false);
-    lg_dims ad = {(const int32_t[]){(int32_t)n_axes}, 1};
-    int x = lg_b_tensor(b, "x", LG_FLOAT32, in);
-    int ax = lg_b_const_i32(b, "axes", ad, axes);
-    int y = lg_b_tensor(b, "y", LG_FLOAT32, out);
-    lg_b_op_opts(b, op, LG_IDS(x, ax), LG_IDS(y), LG_OPTS_REDUCER_OPTIONS, &ro);
-    lg_b_io(b, LG_IDS(x), LG_IDS(y));
-}
-
-static const int32_t ax4 = 4, axm1 = -1, ax2 = 2, ax12[2] = {1, 2};
-
-/* axis 4 of a rank-4 tensor: TFLite refuses (reduce.cc ResizeOutputTensor: "Invalid axis");
-   y is written as if the last axis were reduced. */
-void lgm_reduce_axes_trigger(lg_builder *b, lgm_io io) {
-    (void)io;
-    reduce(b, LG_OP_MEAN, LG_DIMS(1, 8, 8, 4), &ax4, 1, LG_DIMS(1, 8, 8));
-}
-
-void lgm_reduce_axes_nearmiss(lg_builder *b, lgm_io io) {
-    (void)io;
-    reduce(b, LG_OP_MEAN, LG_DIMS(1, 8, 8, 4), &axm1, 1, LG_DIMS(1, 8, 8));
-}
-
-/* MEAN/SUM over H,W of [1,256,256,8] (65536 elements per output) */
-void lgm_large_multi_axis_reduce_trigger(lg_builder *b, lgm_io io) {
-    (void)io;
-    reduce(b, LG_OP_MEAN, LG_DIMS(1, 256, 256, 8), ax12, 2, LG_DIMS(1, 8));
-}
-
-void lgm_large_multi_axis_reduce_trigger2(lg_builder *b, lgm_io io) {
-    (void)io;
-    reduce(b, LG_OP_SUM, LG_DIMS(1, 256, 256, 8), ax12, 2, LG_DIMS(1, 8));
-}
-
-/* 128 x 128 = 16384 elements */
-void lgm_large_multi_axis_reduce_nearmiss(lg_builder *b, lgm_io io) {
-    (void)io;
-    reduce(b, LG_OP_MEAN, LG_DIMS(1, 128, 128, 8), ax12, 2, LG_DIMS(1, 8));
-}
-
-/* one axis of 256 */
-void lgm_large_multi_axis_reduce_nearmiss2(lg_builder *b, lgm_io io) {
-    (void)io;
-    reduce(b, LG_OP_MEAN, LG_DIMS(1, 256, 256, 8), &ax2, 1, LG_DIMS(1, 256, 8));
-}
-
-/* REDUCE_MAX */
-void lgm_large_multi_axis_reduce_nearmiss3(lg_builder *b, lgm_io io) {
-    (void)io;
-    reduce(b, LG_OP_REDUCE_MAX, LG_DIMS(1, 256, 256, 8), ax12, 2, LG_DIMS(1, 8));
-}
-
-/* the fix: x.mean(2).mean(1) as two ops */
-void lgm_large_multi_axis_reduce_nearmiss4(lg_builder *b, lgm_io io) {
-    (void)io;
-    lg_reducer_options ro = keep_dims(false);
-    const int32_t a1 = 1;
-    int x = lg_b_tensor(b, "x", LG_FLOAT32, LG_DIMS(1, 256, 256, 8));
-    int a2t = lg_b_const_i32(b, "axis2", LG_DIMS(1), &ax2);
-    int a1t = lg_b_const_i32(b, "axis1", LG_DIMS(1), &a1);
-    int h = lg_b_tensor(b, "h", LG_FLOAT32, LG_DIMS(1, 256, 8));
-    int y = lg_b_tensor(b, "y", LG_FLOAT32, LG_DIMS(1, 8));
-    lg_b_op_opts(b, LG_OP_MEAN, LG_IDS(x, a2t), LG_IDS(h), LG_OPTS_REDUCER_OPTIONS, &ro);
-    lg_b_op_opts(b, LG_OP_MEAN, LG_IDS(h, a1t), LG_IDS(y), LG_OPTS_REDUCER_OPTIONS, &ro);
-    lg_b_io(b, LG_IDS(x), LG_IDS(y));
-}
-
-/* ------------------------------------------------------------------ field rules */
-
-void lgm_mali_transpose_conv_trigger(lg_builder *b, lgm_io io) {
-    (void)io;
-    transpose_conv(b, LG_ACTIVATION_FUNCTION_TYPE_NONE, 0);
-}
-
-void lgm_mali_transpose_conv_trigger2(lg_builder *b, lgm_io io) {
-    (void)io;
-    transpose_conv(b, LG_ACTIVATION_FUNCTION_TYPE_NONE, 1);
-}
-
-void lgm_mali_transpose_conv_nearmiss(lg_builder *b, lgm_io io) { lgm_fused_activation_nearmiss4(b, io); }
-
-/* MEAN (keep_dims, H,W: [1,1,1,4]) over constant latents (every input constant) added to
-   x; near-miss: over RELU(x). */
-static void const_only(lg_builder *b, int rt) {
-    lg_reducer_options ro = keep_dims(true);
-    int x = lg_b_tensor(b, "x", LG_FLOAT32, LG_DIMS(1, 4, 4, 4));
-    int lat = rt ? lg_b_tensor(b, "h", LG_FLOAT32, LG_DIMS(1, 4, 4, 4)) : lg_b_const_f32(b, "latents", LG_DIMS(1, 4, 4, 4), wf);
-    int ax = lg_b_const_i32(b, "axes", LG_DIMS(2), ax12);
-    int mn = lg_b_tensor(b, "mean", LG_FLOAT32, LG_DIMS(1, 1, 1, 4));
-    int y = lg_b_tensor(b, "y", LG_FLOAT32, LG_DIMS(1, 4, 4, 4));
-    if (rt) lg_b_op(b, LG_OP_RELU, LG_IDS(x), LG_IDS(lat));
-    lg_b_op_opts(b, LG_OP_MEAN, LG_IDS(lat, ax), LG_IDS(mn), LG_OPTS_REDUCER_OPTIONS, &ro);
-    binop(b, LG_OP_ADD, x, mn, y);
-    lg_b_io(b, LG_IDS(x), LG_IDS(y));
-}
-
-void lgm_const_only_inputs_trigger(lg_builder *b, lgm_io io) {
-    (void)io;
-    const_only(b, 0);
-}
-
-void lgm_const_only_inputs_nearmiss(lg_builder *b, lgm_io io) {
-    (void)io;
-    const_only(b, 1);
-}
-
-/* PADV2 by 1 on H and W with value v ([1,10,10,4]) -> MAX_POOL_2D 3x3 VALID stride 1
-   ((10 - 3) / 1 + 1 = 8: [1,8,8,4]). */
-static void padv2_pool(lg_builder *b, float v) {
-    lg_pool2d_options po;
-    memset(&po, 0, sizeof po);
-    po.padding = LG_PADDING_VALID;
-    po.stride_w = po.stride_h = 1;
-    po.filter_width = po.filter_height = 3;
-    int x = lg_b_tensor(b, "x", LG_FLOAT32, LG_DIMS(1, 8, 8, 4));
-    int p = lg_b_const_i32(b, "paddings", LG_DIMS(4, 2), pad4_hw);
-    int cv = lg_b_const_f32(b, "pad_value", LG_SCALAR, &v);
-    int xp = lg_b_tensor(b, "xp", LG_FLOAT32, LG_DIMS(1, 10, 10, 4));
-    int y = lg_b_tensor(b, "y", LG_FLOAT32, LG_DIMS(1, 8, 8, 4));
-    lg_b_op(b, LG_OP_PADV2, LG_IDS(x, p, cv), LG_IDS(xp));
-    lg_b_op_opts(b, LG_OP_MAX_POOL_2D, LG_IDS(xp), LG_IDS(y), LG_OPTS_POOL2D_OPTIONS, &po);
-    lg_b_io(b, LG_IDS(x), LG_IDS(y));
-}
-
-void lgm_padv2_nonzero_trigger(lg_builder *b, lgm_io io) {
-    (void)io;
-    padv2_pool(b, -INFINITY);
-}
-
-void lgm_padv2_nonzero_nearmiss(lg_builder *b, lgm_io io) {
-    (void)io;
-    padv2_pool(b, 0.0f);
-}
-
-/* FULLY_CONNECTED [4,8] x [16,8]^T -> [4,16] (2-D), or with keep_num_dims [1,4,8] ->
-   [1,4,16]; then MUL by a [1,1,16] LayerScale -> [1,4,16] (broadcast). */
-static void fc_scale(lg_builder *b, int three_d) {
-    lg_fully_connected_options fo;
-    memset(&fo, 0, sizeof fo);
-    fo.keep_num_dims = three_d;
-    int x = three_d ? lg_b_tensor(b, "x", LG_FLOAT32, LG_DIMS(1, 4, 8)) : lg_b_tensor(b, "x", LG_FLOAT32, LG_DIMS(4, 8));
-    int w = lg_b_const_f32(b, "w", LG_DIMS(16, 8), wf);
-    int bi = lg_b_const_f32(b, "bias", LG_DIMS(16), wf);
-    int f = three_d ? lg_b_tensor(b, "f", LG_FLOAT32, LG_DIMS(1, 4, 16)) : lg_b_tensor(b, "f", LG_FLOAT32, LG_DIMS(4, 16));
-    int g = lg_b_const_f32(b, "gamma", LG_DIMS(1, 1, 16), wf + 100);
-    int y = lg_b_tensor(b, "y", LG_FLOAT32, LG_DIMS(1, 4, 16));
-    lg_b_op_opts(b, LG_OP_FULLY_CONNECTED, LG_IDS(x, w, bi), LG_IDS(f), LG_OPTS_FULLY_CONNECTED_OPTIONS, &fo);
-    binop(b, LG_OP_MUL, f, g, y);
-    lg_b_io(b, LG_IDS(x), LG_IDS(y));
-}
-
-void lgm_fc_2d_broadcast_trigger(lg_builder *b, lgm_io io) {
-    (void)io;
-    fc_scale(b, 0);
-}
-
-void lgm_fc_2d_broadcast_nearmiss(lg_builder *b, lgm_io io) {
-    (void)io;
-    fc_scale(b, 1);
-}
-
-/* x[1,4] -> TANH x n -> y (op i reads op i-1's output); with skip, op 6 is ADD(a5, a0). */
-static void tanh_chain(lg_builder *b, int n, int skip) {
-    int x = lg_b_tensor(b, "x", LG_FLOAT32, LG_DIMS(1, 4));
-    int prev = x, a0 = -1;
-    for (int i = 0; i < n; i++) {
-        char name[16];
-        snprintf(name, sizeof name, "a%d", i);
-        int t = lg_b_tensor(b, name, LG_FLOAT32, LG_DIMS(1, 4));
-        if (skip && i == 6) binop(b, LG_OP_ADD, prev, a0, t);
-        else lg_b_op(b, LG_OP_TANH, LG_IDS(prev), LG_IDS(t));
-        if (i == 0) a0 = t;
-        prev = t;
-    }
-    lg_b_io(b, LG_IDS(x), LG_IDS(prev));
-}
-
-/* 10 ops, checked with --max-gpu-ops 4 (check_args): a chain over the default limit (1001
-   ops) is fully delegated on WebGPU too, but SwiftShader spends ~85 s compiling its shaders,
-   too slow for a test. The near-miss is the same chain under the default limit. */
-void lgm_graph_size_trigger(lg_builder *b, lgm_io io) {
-    (void)io;
-    tanh_chain(b, 10, 0);
-}
-
-/* the chain with a skip connection a0 -> op 6 */
-void lgm_graph_size_trigger2(lg_builder *b, lgm_io io) {
-    (void)io;
-    tanh_chain(b, 10, 1);
-}
-
-void lgm_graph_size_nearmiss(lg_builder *b, lgm_io io) {
-    (void)io;
-    tanh_chain(b, 10, 0);
-}
-
-/* ------------------------------------------------------------------ CAST and comparisons */
-
-/* x[1,8,8,4] of type in -> CAST -> y of type out; with LGM_IO_LITERT an input or output
-   that is neither float32 nor int32 is converted from/to float32 by another CAST. */
-static void cast(lg_builder *b, lgm_io io, lg_dtype in, lg_dtype out) {
-    int xin, yout;
-    int x = typed_input(b, io, "x", in, LG_DIMS(1, 8, 8, 4), &xin);
-    int h = typed_output(b, io, "y", out, LG_DIMS(1, 8, 8, 4), &yout);
-    lg_b_op(b, LG_OP_CAST, LG_IDS(x), LG_IDS(h));
-    int y = typed_output_end(b, "y", h, yout, LG_DIMS(1, 8, 8, 4));
-    lg_b_io(b, LG_IDS(xin), LG_IDS(y));
-}
-
-/* x -> CMP(x, 0.5) -> n_casts x CAST(bool -> f32) [-> RELU when relu_after]; with no CAST
-   the bool mask is the graph output. */
-static void compare_chain(lg_builder *b, int32_t cmp, int n_casts, int relu_after) {
-    const float half = 0.5f;
-    int x = lg_b_tensor(b, "x", LG_FLOAT32, LG_DIMS(1, 8, 8, 4));
-    int th = lg_b_const_f32(b, "threshold", LG_DIMS(1), &half);
-    int c = lg_b_tensor(b, "mask", LG_BOOL, LG_DIMS(1, 8, 8, 4));
-    lg_b_op(b, cmp, LG_IDS(x, th), LG_IDS(c));
-    int outs[2] = {c, c};
-    for (int i = 0; i < n_casts; i++) {
-        int f = lg_b_tensor(b, i ? "maskf2" : "maskf", LG_FLOAT32, LG_DIMS(1, 8, 8, 4));
-        lg_b_op(b, LG_OP_CAST, LG_IDS(c), LG_IDS(f));
-        outs[i] = f;
-        if (relu_after) {
-            int r = lg_b_tensor(b, i ? "r2" : "r", LG_FLOAT32, LG_DIMS(1, 8, 8, 4));
-            lg_b_op(b, LG_OP_RELU, LG_IDS(f), LG_IDS(r));
-            outs[i] = r;
-        }
-    }
-    if (n_casts == 2) lg_b_io(b, LG_IDS(x), LG_IDS(outs[0], outs[1]));
-    else lg_b_io(b, LG_IDS(x), LG_IDS(outs[0]));
-}
-
-/* cast-types and compare-consumer are classic-only: ML Drift skips the compatibility check
-   for CAST and has no comparison-consumer rule, so every model of theirs is an ML Drift
-   near-miss; the unit test asserts the classic triggers on them. */
-
-/* FLOAT16 -> CAST -> INT32 (classic: "Not supported Cast case"); LGM_IO_LITERT: the FLOAT16
-   made from a float32 input by a CAST first. */
-void lgm_cast_types_nearmiss(lg_builder *b, lgm_io io) { cast(b, io, LG_FLOAT16, LG_INT32); }
-
-/* INT32 graph input -> CAST -> f32 */
-void lgm_cast_types_nearmiss2(lg_builder *b, lgm_io io) { cast(b, io, LG_INT32, LG_FLOAT32); }
-
-/* LESS -> CAST -> graph output (classic: "Cast from bool not supported for outputs") */
-void lgm_cast_types_nearmiss3(lg_builder *b, lgm_io io) {
-    (void)io;
-    compare_chain(b, LG_OP_LESS, 1, 0);
-}
-
-/* BOOL graph input -> CAST -> f32 (classic: a cast from bool must read a comparison) */
-void lgm_cast_types_nearmiss4(lg_builder *b, lgm_io io) { cast(b, io, LG_BOOL, LG_FLOAT32); }
-
-/* LESS -> CAST -> RELU: fine on both */
-void lgm_cast_types_nearmiss5(lg_builder *b, lgm_io io) {
-    (void)io;
-    compare_chain(b, LG_OP_LESS, 1, 1);
-}
-
-/* GREATER feeding two CASTs (classic: "Not supported logical op case") */
-void lgm_compare_consumer_nearmiss(lg_builder *b, lgm_io io) {
-    (void)io;
-    compare_chain(b, LG_OP_GREATER, 2, 1);
-}
-
-/* the comparison's bool output is the graph output */
-void lgm_compare_consumer_nearmiss2(lg_builder *b, lgm_io io) {
-    (void)io;
-    compare_chain(b, LG_OP_GREATER, 0, 0);
-}
-
-/* GREATER -> one CAST to f32 -> RELU: fine on both (= field-banned-op's trigger3) */
-void lgm_compare_consumer_nearmiss3(lg_builder *b, lgm_io io) {
-    (void)io;
-    compare_chain(b, LG_OP_GREATER, 1, 1);
-}
-
-/* ------------------------------------------------------------------ int64-tensor, gather-const-indices, field-banned-op */
-
-/* f32 -> CAST -> INT64 (LGM_IO_LITERT: -> CAST -> f32, LiteRT.js takes no INT64 output). */
-void lgm_int64_tensor_trigger(lg_builder *b, lgm_io io) { cast(b, io, LG_FLOAT32, LG_INT64); }
-void lgm_int64_tensor_nearmiss(lg_builder *b, lgm_io io) { cast(b, io, LG_FLOAT32, LG_INT32); }
-
-/* GATHER on channels after a RELU: two constant indices {0, 2} */
-void lgm_gather_const_indices_trigger(lg_builder *b, lgm_io io) {
-    (void)io;
-    gather_channels(b, idx02, 2, 0);
-}
-
-/* x[in] -> GATHER(axis, constant indices {0, 2}) -> y[out], straight from the graph input. */
-static void gather2(lg_builder *b, int axis, lg_dims in, lg_dims out) {
-    lg_gather_options go = {axis, 0};
-    int x = lg_b_tensor(b, "x", LG_FLOAT32, in);
-    int i = lg_b_const_i32(b, "idx", LG_DIMS(2), idx02);
-    int y = lg_b_tensor(b, "y", LG_FLOAT32, out);
-    lg_b_op_opts(b, LG_OP_GATHER, LG_IDS(x, i), LG_IDS(y), LG_OPTS_GATHER_OPTIONS, &go);
-    lg_b_io(b, LG_IDS(x), LG_IDS(y));
-}
-
-/* rows of a 2-D tensor; spatial (H) axis of a 4-D one */
-void lgm_gather_const_indices_trigger2(lg_builder *b, lgm_io io) {
-    (void)io;
-    gather2(b, 0, LG_DIMS(8, 4), LG_DIMS(2, 4));
-}
-
-void lgm_gather_const_indices_trigger3(lg_builder *b, lgm_io io) {
-    (void)io;
-    gather2(b, 1, LG_DIMS(1, 8, 8, 4), LG_DIMS(1, 2, 8, 4));
-}
-
-/* one constant index {0}; runtime indices [2] */
-void lgm_gather_const_indices_nearmiss(lg_builder *b, lgm_io io) {
-    (void)io;
-    gather_channels(b, idx02, 1, 0);
-}
-
-void lgm_gather_const_indices_nearmiss2(lg_builder *b, lgm_io io) {
-    (void)io;
-    gather_channels(b, NULL, 2, 1);
-}
-
-/* SPLIT [1,4,4,8] in two along channels (the GLU form: [1,4,4,4] each), one half through a
-   RELU. */
-void lgm_field_banned_op_trigger(lg_builder *b, lgm_io io) {
-    (void)io;
-    int32_t axis_v[1] = {3};
-    lg_split_options so = {2};
-    int x = lg_b_tensor(b, "x", LG_FLOAT32, LG_DIMS(1, 4, 4, 8));
-    int ax = lg_b_const_i32(b, "axis", LG_SCALAR, axis_v);
-    int a = lg_b_tensor(b, "a", LG_FLOAT32, LG_DIMS(1, 4, 4, 4));
-    int g = lg_b_tensor(b, "g", LG_FLOAT32, LG_DIMS(1, 4, 4, 4));
-    int y = lg_b_tensor(b, "y", LG_FLOAT32, LG_DIMS(1, 4, 4, 4));
-    lg_b_op_opts(b, LG_OP_SPLIT, LG_IDS(ax, x), LG_IDS(a, g), LG_OPTS_SPLIT_OPTIONS, &so);
-    lg_b_op(b, LG_OP_RELU, LG_IDS(a), LG_IDS(y));
-    lg_b_io(b, LG_IDS(x), LG_IDS(y, g));
-}
-
-/* TOPK_V2 of [1,8], k = 2: values [1,2] and INT32 indices [1,2]. */
-void lgm_field_banned_op_trigger2(lg_builder *b, lgm_io io) {
-    (void)io;
-    int32_t kv[1] = {2};
-    int in = lg_b_tensor(b, "in", LG_FLOAT32, LG_DIMS(1, 8));
-    int kk = lg_b_const_i32(b, "k", LG_SCALAR, kv);
-    int v = lg_b_tensor(b, "v", LG_FLOAT32, LG_DIMS(1, 2));
-    int ix = lg_b_tensor(b, "i", LG_INT32, LG_DIMS(1, 2));
-    lg_b_op(b, LG_OP_TOPK_V2, LG_IDS(in, kk), LG_IDS(v, ix));
-    lg_b_io(b, LG_IDS(in), LG_IDS(v, ix));
-}
-
-/* x -> GREATER(x, 0.5) -> CAST(bool -> f32) -> RELU: a comparison feeding one CAST. */
-void lgm_field_banned_op_trigger3(lg_builder *b, lgm_io io) { lgm_compare_consumer_nearmiss3(b, io); }
-
-void lgm_field_banned_op_nearmiss(lg_builder *b, lgm_io io) {
-    (void)io;
-    unary(b, LG_OP_RELU, 1, LG_FLOAT32, LG_DIMS(1, 8));
-}
-
-/* ------------------------------------------------------------------ models of no one rule */
-
-/* A clean small CNN: CONV_2D 3x3 SAME [1,8,8,3] -> [1,8,8,4] (RELU6) -> MEAN H,W [1,4] ->
-   FULLY_CONNECTED [10,4] -> [1,10] -> SOFTMAX. */
-void lgm_clean_cnn(lg_builder *b, lgm_io io) {
-    (void)io;
-    lg_conv2d_options o = conv_opts(LG_ACTIVATION_FUNCTION_TYPE_RELU6);
-    lg_reducer_options ro = keep_dims(false);
-    lg_fully_connected_options fo;
-    memset(&fo, 0, sizeof fo);
-    lg_softmax_options so = {1.0f};
-    int x = lg_b_tensor(b, "x", LG_FLOAT32, LG_DIMS(1, 8, 8, 3));
-    int w = lg_b_const_f32(b, "w", LG_DIMS(4, 3, 3, 3), wf);
-    int bi = lg_b_const_f32(b, "bias", LG_DIMS(4), wf);
-    int c = lg_b_tensor(b, "c", LG_FLOAT32, LG_DIMS(1, 8, 8, 4));
-    int ax = lg_b_const_i32(b, "axes", LG_DIMS(2), ax12);
-    int mn = lg_b_tensor(b, "mean", LG_FLOAT32, LG_DIMS(1, 4));
-    int fw = lg_b_const_f32(b, "fc_w", LG_DIMS(10, 4), wf);
-    int fb = lg_b_const_f32(b, "fc_b", LG_DIMS(10), wf);
-    int lg = lg_b_tensor(b, "logits", LG_FLOAT32, LG_DIMS(1, 10));
-    int y = lg_b_tensor(b, "probs", LG_FLOAT32, LG_DIMS(1, 10));
-    lg_b_op_opts(b, LG_OP_CONV_2D, LG_IDS(x, w, bi), LG_IDS(c), LG_OPTS_CONV2D_OPTIONS, &o);
-    lg_b_op_opts(b, LG_OP_MEAN, LG_IDS(c, ax), LG_IDS(mn), LG_OPTS_REDUCER_OPTIONS, &ro);
-    lg_b_op_opts(b, LG_OP_FULLY_CONNECTED, LG_IDS(mn, fw, fb), LG_IDS(lg), LG_OPTS_FULLY_CONNECTED_OPTIONS, &fo);
-    lg_b_op_opts(b, LG_OP_SOFTMAX, LG_IDS(lg), LG_IDS(y), LG_OPTS_SOFTMAX_OPTIONS, &so);
-    lg_b_io(b, LG_IDS(x), LG_IDS(y));
-}
-
-/* DEQUANTIZE of an INT8 constant (scale 0.05) as CONV_2D weights: a real op, not folded. */
-void lgm_dequantize_int8_conv(lg_builder *b, lgm_io io) {
-    (void)io;
-    int8_t w8[4 * 3 * 3 * 4];
-    const float sc = 0.05f;
-    for (int i = 0; i < (int)sizeof w8; i++) w8[i] = (int8_t)((i * 37) % 17 - 8);
-    lg_conv2d_options o = conv_opts(0);
-    int x = lg_b_tensor(b, "x", LG_FLOAT32, LG_DIMS(1, 8, 8, 4));
-    int wq = lg_b_const(b, "w8", LG_INT8, LG_DIMS(4, 3, 3, 4), w8, sizeof w8);
-    int w = lg_b_tensor(b, "w", LG_FLOAT32, LG_DIMS(4, 3, 3, 4));
-    int bi = lg_b_const_f32(b, "bias", LG_DIMS(4), wf);
-    int y = lg_b_tensor(b, "y", LG_FLOAT32, LG_DIMS(1, 8, 8, 4));
-    lg_b_op(b, LG_OP_DEQUANTIZE, LG_IDS(wq), LG_IDS(w));
-    lg_b_op_opts(b, LG_OP_CONV_2D, LG_IDS(x, w, bi), LG_IDS(y), LG_OPTS_CONV2D_OPTIONS, &o);
-    lg_b_io(b, LG_IDS(x), LG_IDS(y));
-    quant(b, wq, &sc, 1, 0);
-}
-
-/* examples/make_examples.c's layernorm_512 (channel LayerNorm) with the input mapped in the
-   graph to x * 350 - 175 (MUL then ADD by constants), so a [0, 1) fill reaches |x| ~ 175
-   (the NAFNet fp16 case); for the delegate's fp16 numerics comparison. */
-void lgm_fp16_layernorm(lg_builder *b, lgm_io io) {
-    (void)io;
-    enum { C = 512 };
-    static float gamma[C], beta[C];
-    for (int i = 0; i < C; i++) {
-        gamma[i] = 1.0f + (float)(i % 7) / 16.0f;
-        beta[i] = (float)(i % 5) / 32.0f;
-    }
-    int32_t axis_v[1] = {3};
-    float eps_v = 1e-6f, scale_v = 350.0f, shift_v = -175.0f;
-    lg_reducer_options keep = {true};
-    int x = lg_b_tensor(b, "x", LG_FLOAT32, LG_DIMS(1, 4, 4, C));
-    int scale = lg_b_const_f32(b, "in/scale", LG_DIMS(1), &scale_v);
-    int shift = lg_b_const_f32(b, "in/shift", LG_DIMS(1), &shift_v);
-    int xs = lg_b_tensor(b, "in/scaled", LG_FLOAT32, LG_DIMS(1, 4, 4, C));
-    int xa = lg_b_tensor(b, "in/act", LG_FLOAT32, LG_DIMS(1, 4, 4, C));
-    int ax = lg_b_const_i32(b, "ln/axis", LG_DIMS(1), axis_v);
-    int eps = lg_b_const_f32(b, "ln/eps", LG_DIMS(1), &eps_v);
-    int g = lg_b_const_f32(b, "ln/gamma", LG_DIMS(C), gamma);
-    int be = lg_b_const_f32(b, "ln/beta", LG_DIMS(C), beta);
-    int mu = lg_b_tensor(b, "ln/mean", LG_FLOAT32, LG_DIMS(1, 4, 4, 1));
-    int d = lg_b_tensor(b, "ln/centered", LG_FLOAT32, LG_DIMS(1, 4, 4, C));
-    int sq = lg_b_tensor(b, "ln/squared", LG_FLOAT32, LG_DIMS(1, 4, 4, C));
-    int var = lg_b_tensor(b, "ln/variance", LG_FLOAT32, LG_DIMS(1, 4, 4, 1));
-    int ve = lg_b_tensor(b, "ln/variance_eps", LG_FLOAT32, LG_DIMS(1, 4, 4, 1));
-    int r = lg_b_tensor(b, "ln/rstd", LG_FLOAT32, LG_DIMS(1, 4, 4, 1));
-    int nrm = lg_b_tensor(b, "ln/normalized", LG_FLOAT32, LG_DIMS(1, 4, 4, C));
-    int sc = lg_b_tensor(b, "ln/scaled", LG_FLOAT32, LG_DIMS(1, 4, 4, C));
-    int y = lg_b_tensor(b, "y", LG_FLOAT32, LG_DIMS(1, 4, 4, C));
-    binop(b, LG_OP_MUL, x, scale, xs);
-    binop(b, LG_OP_ADD, xs, shift, xa);
-    lg_b_op_opts(b, LG_OP_MEAN, LG_IDS(xa, ax), LG_IDS(mu), LG_OPTS_REDUCER_OPTIONS, &keep);
-    lg_b_op(b, LG_OP_SUB, LG_IDS(xa, mu), LG_IDS(d));
-    lg_b_op(b, LG_OP_MUL, LG_IDS(d, d), LG_IDS(sq));
-    lg_b_op_opts(b, LG_OP_MEAN, LG_IDS(sq, ax), LG_IDS(var), LG_OPTS_REDUCER_OPTIONS, &keep);
-    lg_b_op(b, LG_OP_ADD, LG_IDS(var, eps), LG_IDS(ve));
-    lg_b_op(b, LG_OP_RSQRT, LG_IDS(ve), LG_IDS(r));
-    lg_b_op(b, LG_OP_MUL, LG_IDS(d, r), LG_IDS(nrm));
-    lg_b_op(b, LG_OP_MUL, LG_IDS(nrm, g), LG_IDS(sc));
-    lg_b_op(b, LG_OP_ADD, LG_IDS(sc, be), LG_IDS(y));
-    lg_b_io(b, LG_IDS(x), LG_IDS(y));
-}

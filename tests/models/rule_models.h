@@ -26,7 +26,7 @@
  * tensor...). Their comments say what TFLite refuses; the delegate's verdict on them is the
  * failed compile.
  *
- * Include as "../models/rule_models.h"; link tests/models/rule_models.c. */
+ * Include as "../models/rule_models.h"; link tests/models/rule_models*.c. */
 #ifndef LG_TESTS_RULE_MODELS_H
 #define LG_TESTS_RULE_MODELS_H
 #include <stddef.h>
