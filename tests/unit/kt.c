@@ -113,6 +113,21 @@ lg_status kt_run(kt_model *t, lg_precision p, int threads, const void *const *in
     return t->st;
 }
 
+lg_status kt_run_f32(kt_model *t, lg_precision p, int threads, float *out, int64_t cap, int64_t *numel,
+                     lg_error *err) {
+    lg_status st = kt_run(t, p, threads, NULL);
+    if (err) *err = t->err;
+    if (st == LG_OK) {
+        lg_tensor_view v = kt_out(t, 0);
+        if (numel) *numel = v.numel;
+        int64_t k = v.numel < cap ? v.numel : cap;
+        if (k > 0) memcpy(out, v.data, (size_t)k * sizeof(float));
+    }
+    lg_interp_free(t->it);
+    t->it = NULL;
+    return st;
+}
+
 lg_tensor_view kt_out(const kt_model *t, uint32_t i) {
     lg_tensor_view v;
     memset(&v, 0, sizeof v);

@@ -75,6 +75,10 @@ void kt_add_op(kt_model *t, const kt_op *c);
    or the kt_input data when inputs is NULL) and invokes. The status is also in t->st, the
    message in t->err. */
 lg_status kt_run(kt_model *t, lg_precision p, int threads, const void *const *inputs);
+/* kt_run with the kt_input data, then output 0 copied into out (at most cap floats), its
+   element count into *numel (may be NULL) and the message into *err (may be NULL). */
+lg_status kt_run_f32(kt_model *t, lg_precision p, int threads, float *out, int64_t cap, int64_t *numel,
+                     lg_error *err);
 /* Output i of the last run (zeroed when there is none). */
 lg_tensor_view kt_out(const kt_model *t, uint32_t i);
 /* Output i's data as floats (NULL when there is none). */
