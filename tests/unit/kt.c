@@ -242,28 +242,29 @@ int kt_run_ok(const char *file, int line, const kt_op *c, lg_precision p, int th
     return 0;
 }
 
-void kt_expect_f32(const char *file, int line, const kt_op *c, lg_precision p, int threads,
-                   const float *want, int64_t n, double tol) {
+/* Runs c; on success checks output 0's shape against c->out[0] and compares it: floats
+   (want_f) within tol, or integers (want_i) of type `type`. */
+static void expect_out(const char *file, int line, const kt_op *c, lg_precision p, int threads,
+                       const float *want_f, const int64_t *want_i, lg_dtype type, int64_t n, double tol) {
     kt_model t;
     if (!kt_run_ok(file, line, c, p, threads, &t)) return;
     lg_tensor_view v = kt_out(&t, 0);
     char what[64];
     snprintf(what, sizeof what, "%s output", lg_precision_name(p));
     kt_check_view_shape(file, line, what, &v, c->out[0].shape);
-    kt_check_view_f32(file, line, what, &v, want, n, tol, KT_ABS);
+    if (want_f) kt_check_view_f32(file, line, what, &v, want_f, n, tol, KT_ABS);
+    else kt_check_view_ints(file, line, what, &v, type, want_i, n);
     kt_free(&t);
+}
+
+void kt_expect_f32(const char *file, int line, const kt_op *c, lg_precision p, int threads,
+                   const float *want, int64_t n, double tol) {
+    expect_out(file, line, c, p, threads, want, NULL, LG_FLOAT32, n, tol);
 }
 
 void kt_expect_ints(const char *file, int line, const kt_op *c, lg_precision p, int threads,
                     lg_dtype type, const int64_t *want, int64_t n) {
-    kt_model t;
-    if (!kt_run_ok(file, line, c, p, threads, &t)) return;
-    lg_tensor_view v = kt_out(&t, 0);
-    char what[64];
-    snprintf(what, sizeof what, "%s output", lg_precision_name(p));
-    kt_check_view_shape(file, line, what, &v, c->out[0].shape);
-    kt_check_view_ints(file, line, what, &v, type, want, n);
-    kt_free(&t);
+    expect_out(file, line, c, p, threads, NULL, want, type, n, 0);
 }
 
 void kt_expect_fail(const char *file, int line, const kt_op *c, lg_precision p, lg_status st,
