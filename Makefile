@@ -13,7 +13,7 @@ B       := build
 Q       := $(if $(V),,@)
 LIB_SRC := $(sort $(shell find src -name '*.c'))
 CLI_SRC := $(sort $(wildcard tools/cli/*.c))
-UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
+UNIT_SRC := $(sort $(wildcard tests/unit/*.c tests/models/*.c))
 
 # normal build
 LIB_OBJ := $(patsubst %.c,$(B)/obj/%.o,$(LIB_SRC))

@@ -33,7 +33,7 @@ if [ ! -x build/litegpu ] || [ ! -f build/liblitegpu.a ]; then bad "build" "buil
 
 # ---- the rule models ----
 if ! "$CC" -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -Iinclude -Isrc \
-        -o "$T/make_rule_models" tests/tools/make_rule_models.c build/liblitegpu.a -lm 2>"$T/cc.err"; then
+        -o "$T/make_rule_models" tests/tools/make_rule_models.c tests/models/rule_models*.c build/liblitegpu.a -lm 2>"$T/cc.err"; then
     bad "compile make_rule_models" "$(head -c 600 "$T/cc.err")"
     finish
 fi

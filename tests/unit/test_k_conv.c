@@ -13,102 +13,26 @@
 #include "lg/lg.h"
 #include "lg/run.h"
 #include "run/k_conv.h"
+#include "kt.h"
 #include "tf.h"
 #include "util/half.h"
 
-/* ------------------------------------------------------------------ one-op models */
+/* ------------------------------------------------------------------ one-op models (kt.h) */
 
-typedef struct tm {
-    lg_model *m;
-    lg_builder b;
-    int32_t ins[8];
-    const float *in_data[8];
-    uint32_t n_ins;
-    int32_t out;
-} tm;
+static int g_threads = 1; /* worker threads for the runs */
 
-static void tm_init(tm *t) {
-    memset(t, 0, sizeof *t);
-    lg_error e;
-    CHECK_OK(lg_model_new(NULL, NULL, &t->m, &e), &e);
-    lg_builder_init(&t->b, t->m, 0);
-}
-
-/* a runtime float input fed with data at run time */
-static int32_t tm_input(tm *t, lg_dims s, const float *data) {
-    int32_t i = lg_b_tensor(&t->b, "x", LG_FLOAT32, s);
-    t->ins[t->n_ins] = i;
-    t->in_data[t->n_ins++] = data;
-    return i;
-}
-static int32_t tm_const(tm *t, lg_dims s, const float *d) { return lg_b_const_f32(&t->b, "c", s, d); }
-static int32_t tm_output(tm *t, lg_dims s) { return t->out = lg_b_tensor(&t->b, "y", LG_FLOAT32, s); }
-static void tm_io(tm *t) { lg_b_io(&t->b, (lg_dims){t->ins, t->n_ins}, LG_IDS(t->out)); }
-
-/* Run in precision p; copy output 0 (up to cap floats) into out and its numel into *numel. */
-static int g_threads = 1; /* worker threads for tm_run */
-
-static lg_status tm_run(tm *t, lg_precision p, float *out, int64_t cap, int64_t *numel, lg_error *err) {
-    memset(err, 0, sizeof *err);
-    if (t->b.status != LG_OK) {
-        *err = t->b.err;
-        return t->b.status;
-    }
-    lg_run_options ro;
-    memset(&ro, 0, sizeof ro);
-    ro.precision = p;
-    ro.threads = g_threads;
-    lg_interp *it = NULL;
-    lg_status st = lg_interp_create(t->m, &ro, &it, err);
-    if (st != LG_OK) return st;
-    for (uint32_t i = 0; i < t->n_ins && st == LG_OK; i++) {
-        lg_tensor_view iv;
-        lg_interp_input(it, i, &iv);
-        st = lg_interp_set_input(it, i, LG_FLOAT32, t->in_data[i], iv.nbytes, err);
-    }
-    if (st == LG_OK) st = lg_interp_invoke(it, err);
-    if (st == LG_OK) {
-        lg_tensor_view v;
-        lg_interp_output(it, 0, &v);
-        if (numel) *numel = v.numel;
-        int64_t k = v.numel < cap ? v.numel : cap;
-        if (k > 0) memcpy(out, v.data, (size_t)k * sizeof(float));
-    }
-    lg_interp_free(it);
-    return st;
-}
-
-static void tm_free(tm *t) { lg_model_free(t->m); }
+/* a runtime float input fed with data at run time; a float constant; the float output */
+static int32_t tm_input(kt_model *t, lg_dims s, const float *data) { return kt_input(t, "x", LG_FLOAT32, s, data); }
+static int32_t tm_const(kt_model *t, lg_dims s, const float *d) { return kt_const(t, "c", LG_FLOAT32, s, d); }
+static int32_t tm_output(kt_model *t, lg_dims s) { return kt_output(t, "y", LG_FLOAT32, s); }
 
 /* ------------------------------------------------------------------ checks and refs */
 
 static int contains(const char *hay, const char *needle) { return strstr(hay, needle) != NULL; }
 
-/* first mismatch only, so a broken kernel prints one line per case */
-static void check_close_(const char *file, int line, const char *what, const float *got, const float *want,
-                         int64_t n, double tol) {
-    for (int64_t i = 0; i < n; i++) {
-        double d = fabs((double)got[i] - (double)want[i]);
-        if (isnan(got[i]) != isnan(want[i]) || (!isnan(want[i]) && !(d <= tol * (1.0 + fabs((double)want[i]))) &&
-                                                 !(isinf(want[i]) && got[i] == want[i]))) {
-            tf_fail(file, line, "%s: element %lld is %.9g, expected %.9g", what, (long long)i, (double)got[i],
-                    (double)want[i]);
-            return;
-        }
-    }
-}
-#define check_close(what, got, want, n, tol) check_close_(__FILE__, __LINE__, what, got, want, n, tol)
-
-static void check_bits_(const char *file, int line, const char *what, const float *got, const float *want, int64_t n) {
-    for (int64_t i = 0; i < n; i++) {
-        if (memcmp(&got[i], &want[i], 4) != 0 && !(isnan(got[i]) && isnan(want[i]))) {
-            tf_fail(file, line, "%s: element %lld is %.9g, expected exactly %.9g", what, (long long)i, (double)got[i],
-                    (double)want[i]);
-            return;
-        }
-    }
-}
-#define check_bits(what, got, want, n) check_bits_(__FILE__, __LINE__, what, got, want, n)
+/* first mismatch only, so a broken kernel prints one line per case (kt_check_f32) */
+#define check_close(what, got, want, n, tol) kt_check_f32(__FILE__, __LINE__, what, got, want, n, tol, KT_REL)
+#define check_bits(what, got, want, n) kt_check_f32(__FILE__, __LINE__, what, got, want, n, 0, KT_BITS)
 
 static uint64_t rng = 88172645463325252ull;
 static float frand(void) { /* uniform [-1, 1) */
@@ -180,8 +104,8 @@ static void check_mode_(const char *file, int line, const char *what, int p, con
     snprintf(w2, sizeof w2, "%s [%s]", what, lg_precision_name((lg_precision)p));
     /* f32_f16 rounds the output to half: the fp32 sum and the double reference may land on
        either side of a rounding boundary (one half ulp, 2^-11 relative) */
-    if (p == LG_PREC_F16 || tol == 0) check_bits_(file, line, w2, got, want, n);
-    else check_close_(file, line, w2, got, want, n, p == LG_PREC_F32_F16 && tol < 1e-3 ? 1e-3 : tol);
+    if (p == LG_PREC_F16 || tol == 0) kt_check_f32(file, line, w2, got, want, n, 0, KT_BITS);
+    else kt_check_f32(file, line, w2, got, want, n, p == LG_PREC_F32_F16 && tol < 1e-3 ? 1e-3 : tol, KT_REL);
 }
 #define check_mode(what, p, got, want, n, tol) check_mode_(__FILE__, __LINE__, what, p, got, want, n, tol)
 
@@ -259,8 +183,8 @@ static void ref_conv(const cspec *c, int p, const float *x, const float *w, cons
 /* build a CONV_2D model (weights constant or a runtime input) and run it */
 static lg_status run_conv(const cspec *c, int p, const float *x, const float *w, const float *b, int w_runtime,
                           float *y, int64_t cap, lg_error *err) {
-    tm t;
-    tm_init(&t);
+    kt_model t;
+    kt_init(&t);
     int oh = out_size(c->pad, c->h, c->kh, c->sh, c->dh), ow = out_size(c->pad, c->w, c->kw, c->sw, c->dw);
     int32_t xi = tm_input(&t, LG_DIMS(c->nb, c->h, c->w, c->ic), x);
     int32_t wi = w_runtime ? tm_input(&t, LG_DIMS(c->oc, c->kh, c->kw, c->fic), w)
@@ -277,9 +201,9 @@ static lg_status run_conv(const cspec *c, int p, const float *x, const float *w,
     o.fused_activation_function = (int8_t)c->act;
     if (c->bias) lg_b_op_opts(&t.b, LG_OP_CONV_2D, LG_IDS(xi, wi, bi), LG_IDS(yi), LG_OPTS_CONV2D_OPTIONS, &o);
     else lg_b_op_opts(&t.b, LG_OP_CONV_2D, LG_IDS(xi, wi), LG_IDS(yi), LG_OPTS_CONV2D_OPTIONS, &o);
-    tm_io(&t);
-    lg_status st = tm_run(&t, (lg_precision)p, y, cap, NULL, err);
-    tm_free(&t);
+    kt_io(&t);
+    lg_status st = kt_run_f32(&t, (lg_precision)p, g_threads, y, cap, NULL, err);
+    kt_free(&t);
     return st;
 }
 
@@ -478,8 +402,8 @@ LG_TEST(k_conv_conv2d_errors) {
     CHECK(contains(err.msg, "stride"));
 
     /* int8 input: quantized conv is not supported yet */
-    tm t;
-    tm_init(&t);
+    kt_model t;
+    kt_init(&t);
     int8_t q[4] = {1, 2, 3, 4};
     int32_t xi = lg_b_tensor(&t.b, "q", LG_INT8, LG_DIMS(1, 2, 2, 1));
     int32_t wi = lg_b_const(&t.b, "w", LG_INT8, LG_DIMS(1, 1, 1, 1), q, 1);
@@ -495,33 +419,33 @@ LG_TEST(k_conv_conv2d_errors) {
     CHECK_EQ_INT(lg_interp_create(t.m, &ro, &it, &err), LG_ERR_UNSUPPORTED);
     CHECK(contains(err.msg, "quantized"));
     lg_interp_free(it);
-    tm_free(&t);
+    kt_free(&t);
 
     /* hybrid: float input, int8 weights */
-    tm_init(&t);
+    kt_init(&t);
     float xf[4] = {1, 2, 3, 4};
     xi = tm_input(&t, LG_DIMS(1, 2, 2, 1), xf);
     wi = lg_b_const(&t.b, "w", LG_INT8, LG_DIMS(1, 1, 1, 1), q, 1);
     tm_output(&t, LG_DIMS(1, 2, 2, 1));
-    lg_b_op_opts(&t.b, LG_OP_CONV_2D, LG_IDS(xi, wi), LG_IDS(t.out), LG_OPTS_CONV2D_OPTIONS, &o);
-    tm_io(&t);
-    CHECK_EQ_INT(tm_run(&t, LG_PREC_F32, y, 4, NULL, &err), LG_ERR_UNSUPPORTED);
+    lg_b_op_opts(&t.b, LG_OP_CONV_2D, LG_IDS(xi, wi), LG_IDS(t.outs[0]), LG_OPTS_CONV2D_OPTIONS, &o);
+    kt_io(&t);
+    CHECK_EQ_INT(kt_run_f32(&t, LG_PREC_F32, g_threads, y, 4, NULL, &err), LG_ERR_UNSUPPORTED);
     CHECK(contains(err.msg, "INT8"));
-    tm_free(&t);
+    kt_free(&t);
 
     /* bias of the wrong size */
     float b[2] = {0};
     c = cs(1, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, LG_PADDING_SAME, 0, 0);
-    tm_init(&t);
+    kt_init(&t);
     xi = tm_input(&t, LG_DIMS(1, 2, 2, 1), xf);
     wi = tm_const(&t, LG_DIMS(1, 1, 1, 1), w);
     int32_t bi = tm_const(&t, LG_DIMS(2), b);
     tm_output(&t, LG_DIMS(1, 2, 2, 1));
-    lg_b_op_opts(&t.b, LG_OP_CONV_2D, LG_IDS(xi, wi, bi), LG_IDS(t.out), LG_OPTS_CONV2D_OPTIONS, &o);
-    tm_io(&t);
-    CHECK_EQ_INT(tm_run(&t, LG_PREC_F32, y, 4, NULL, &err), LG_ERR_FORMAT);
+    lg_b_op_opts(&t.b, LG_OP_CONV_2D, LG_IDS(xi, wi, bi), LG_IDS(t.outs[0]), LG_OPTS_CONV2D_OPTIONS, &o);
+    kt_io(&t);
+    CHECK_EQ_INT(kt_run_f32(&t, LG_PREC_F32, g_threads, y, 4, NULL, &err), LG_ERR_FORMAT);
     CHECK(contains(err.msg, "bias"));
-    tm_free(&t);
+    kt_free(&t);
 }
 
 /* ================================================================== DEPTHWISE_CONV_2D */
@@ -560,8 +484,8 @@ static void ref_dw(const dspec *d, int p, const float *x, const float *w, const 
 
 static lg_status run_dw(const dspec *d, int p, const float *x, const float *w, const float *b, float *y, int64_t cap,
                         lg_error *err) {
-    tm t;
-    tm_init(&t);
+    kt_model t;
+    kt_init(&t);
     int oh = out_size(d->pad, d->h, d->kh, d->sh, d->dh), ow = out_size(d->pad, d->w, d->kw, d->sw, d->dw);
     int oc = d->c * d->mult;
     int32_t xi = tm_input(&t, LG_DIMS(d->nb, d->h, d->w, d->c), x);
@@ -581,9 +505,9 @@ static lg_status run_dw(const dspec *d, int p, const float *x, const float *w, c
         lg_b_op_opts(&t.b, LG_OP_DEPTHWISE_CONV_2D, LG_IDS(xi, wi, bi), LG_IDS(yi), LG_OPTS_DEPTHWISE_CONV2D_OPTIONS, &o);
     else
         lg_b_op_opts(&t.b, LG_OP_DEPTHWISE_CONV_2D, LG_IDS(xi, wi), LG_IDS(yi), LG_OPTS_DEPTHWISE_CONV2D_OPTIONS, &o);
-    tm_io(&t);
-    lg_status st = tm_run(&t, (lg_precision)p, y, cap, NULL, err);
-    tm_free(&t);
+    kt_io(&t);
+    lg_status st = kt_run_f32(&t, (lg_precision)p, g_threads, y, cap, NULL, err);
+    kt_free(&t);
     return st;
 }
 
@@ -706,19 +630,19 @@ LG_TEST(k_conv_depthwise_errors) {
     lg_error err;
     float x[8] = {0}, w[12] = {0}, y[8];
     /* 3 filter channels for 2 input channels */
-    tm t;
-    tm_init(&t);
+    kt_model t;
+    kt_init(&t);
     int32_t xi = tm_input(&t, LG_DIMS(1, 2, 2, 2), x);
     int32_t wi = tm_const(&t, LG_DIMS(1, 2, 2, 3), w);
     tm_output(&t, LG_DIMS(1, 2, 2, 3));
     lg_depthwise_conv2d_options o;
     memset(&o, 0, sizeof o);
     o.stride_h = o.stride_w = o.dilation_h_factor = o.dilation_w_factor = o.depth_multiplier = 1;
-    lg_b_op_opts(&t.b, LG_OP_DEPTHWISE_CONV_2D, LG_IDS(xi, wi), LG_IDS(t.out), LG_OPTS_DEPTHWISE_CONV2D_OPTIONS, &o);
-    tm_io(&t);
-    CHECK_EQ_INT(tm_run(&t, LG_PREC_F32, y, 8, NULL, &err), LG_ERR_FORMAT);
+    lg_b_op_opts(&t.b, LG_OP_DEPTHWISE_CONV_2D, LG_IDS(xi, wi), LG_IDS(t.outs[0]), LG_OPTS_DEPTHWISE_CONV2D_OPTIONS, &o);
+    kt_io(&t);
+    CHECK_EQ_INT(kt_run_f32(&t, LG_PREC_F32, g_threads, y, 8, NULL, &err), LG_ERR_FORMAT);
     CHECK(contains(err.msg, "DEPTHWISE_CONV_2D") && contains(err.msg, "multiple"));
-    tm_free(&t);
+    kt_free(&t);
 }
 
 /* ================================================================== transposed convs */
@@ -783,8 +707,8 @@ static void ref_tconv(const tspec *t, int p, const float *x, const float *w, con
 
 static lg_status run_tconv(const tspec *t, int pad, int p, const float *x, const float *w, const float *b, float *y,
                            int64_t cap, lg_error *err) {
-    tm m;
-    tm_init(&m);
+    kt_model m;
+    kt_init(&m);
     int32_t shape[4] = {t->nb, t->oh, t->ow, t->oc};
     int32_t si = lg_b_const_i32(&m.b, "shape", LG_DIMS(4), shape);
     int32_t wi = tm_const(&m, LG_DIMS(t->oc, t->kh, t->kw, t->ic), w);
@@ -801,9 +725,9 @@ static lg_status run_tconv(const tspec *t, int pad, int p, const float *x, const
         lg_b_op_opts(&m.b, LG_OP_TRANSPOSE_CONV, LG_IDS(si, wi, xi, bi), LG_IDS(yi), LG_OPTS_TRANSPOSE_CONV_OPTIONS, &o);
     else
         lg_b_op_opts(&m.b, LG_OP_TRANSPOSE_CONV, LG_IDS(si, wi, xi), LG_IDS(yi), LG_OPTS_TRANSPOSE_CONV_OPTIONS, &o);
-    tm_io(&m);
-    lg_status st = tm_run(&m, (lg_precision)p, y, cap, NULL, err);
-    tm_free(&m);
+    kt_io(&m);
+    lg_status st = kt_run_f32(&m, (lg_precision)p, g_threads, y, cap, NULL, err);
+    kt_free(&m);
     return st;
 }
 
@@ -879,8 +803,8 @@ LG_TEST(k_conv_transpose_conv_errors) {
     lg_error err;
     float x[4] = {1, 2, 3, 4}, w[4] = {1, 1, 1, 1}, y[16];
     /* output_shape computed at run time: unsupported */
-    tm m;
-    tm_init(&m);
+    kt_model m;
+    kt_init(&m);
     int32_t si = lg_b_tensor(&m.b, "shape", LG_INT32, LG_DIMS(4));
     int32_t wi = tm_const(&m, LG_DIMS(1, 2, 2, 1), w);
     int32_t xi = tm_input(&m, LG_DIMS(1, 2, 2, 1), x);
@@ -889,28 +813,28 @@ LG_TEST(k_conv_transpose_conv_errors) {
     memset(&o, 0, sizeof o);
     o.padding = LG_PADDING_VALID;
     o.stride_h = o.stride_w = 2;
-    lg_b_op_opts(&m.b, LG_OP_TRANSPOSE_CONV, LG_IDS(si, wi, xi), LG_IDS(m.out), LG_OPTS_TRANSPOSE_CONV_OPTIONS, &o);
-    lg_b_io(&m.b, LG_IDS(si, xi), LG_IDS(m.out));
+    lg_b_op_opts(&m.b, LG_OP_TRANSPOSE_CONV, LG_IDS(si, wi, xi), LG_IDS(m.outs[0]), LG_OPTS_TRANSPOSE_CONV_OPTIONS, &o);
+    lg_b_io(&m.b, LG_IDS(si, xi), LG_IDS(m.outs[0]));
     lg_run_options ro;
     memset(&ro, 0, sizeof ro);
     lg_interp *it = NULL;
     CHECK_EQ_INT(lg_interp_create(m.m, &ro, &it, &err), LG_ERR_UNSUPPORTED);
     CHECK(contains(err.msg, "TRANSPOSE_CONV") && contains(err.msg, "constant"));
     lg_interp_free(it);
-    tm_free(&m);
+    kt_free(&m);
     /* output channels in output_shape differ from the weights' */
     tspec t = {1, 2, 2, 1, 1, 2, 2, 2, 2, 4, 4, 0, 0, 0, 0};
-    tm_init(&m);
+    kt_init(&m);
     int32_t shape[4] = {1, 4, 4, 2};
     si = lg_b_const_i32(&m.b, "shape", LG_DIMS(4), shape);
     wi = tm_const(&m, LG_DIMS(1, 2, 2, 1), w);
     xi = tm_input(&m, LG_DIMS(1, 2, 2, 1), x);
     tm_output(&m, LG_DIMS(1, 4, 4, 2));
-    lg_b_op_opts(&m.b, LG_OP_TRANSPOSE_CONV, LG_IDS(si, wi, xi), LG_IDS(m.out), LG_OPTS_TRANSPOSE_CONV_OPTIONS, &o);
-    tm_io(&m);
-    CHECK_EQ_INT(tm_run(&m, LG_PREC_F32, y, 16, NULL, &err), LG_ERR_FORMAT);
+    lg_b_op_opts(&m.b, LG_OP_TRANSPOSE_CONV, LG_IDS(si, wi, xi), LG_IDS(m.outs[0]), LG_OPTS_TRANSPOSE_CONV_OPTIONS, &o);
+    kt_io(&m);
+    CHECK_EQ_INT(kt_run_f32(&m, LG_PREC_F32, g_threads, y, 16, NULL, &err), LG_ERR_FORMAT);
     CHECK(contains(err.msg, "channels"));
-    tm_free(&m);
+    kt_free(&m);
     (void)t;
 }
 
@@ -927,8 +851,8 @@ static lg_status run_tcb(int nb, int h, int w, int ic, int oc, int kh, int kw, i
     }
     *oh = sh * (h - 1) + kh - tph;
     *ow = sw * (w - 1) + kw - tpw;
-    tm m;
-    tm_init(&m);
+    kt_model m;
+    kt_init(&m);
     int32_t xi = tm_input(&m, LG_DIMS(nb, h, w, ic), x);
     int32_t wi = tm_const(&m, LG_DIMS(oc, kh, kw, ic), wt);
     int32_t bi = tm_const(&m, LG_DIMS(oc), b);
@@ -938,9 +862,9 @@ static lg_status run_tcb(int nb, int h, int w, int ic, int oc, int kh, int kw, i
     for (int i = 0; i < 3; i++)
         for (int k = 0; k < 4; k++) opts[4 * i + k] = (uint8_t)((uint32_t)v[i] >> (8 * k));
     lg_b_custom(&m.b, "Convolution2DTransposeBias", LG_IDS(xi, wi, bi), LG_IDS(yi), opts, 12);
-    tm_io(&m);
-    lg_status st = tm_run(&m, (lg_precision)p, y, cap, NULL, err);
-    tm_free(&m);
+    kt_io(&m);
+    lg_status st = kt_run_f32(&m, (lg_precision)p, g_threads, y, cap, NULL, err);
+    kt_free(&m);
     return st;
 }
 
@@ -999,20 +923,20 @@ LG_TEST(k_conv_transpose_conv_bias_vs_naive) { both_paths(k_conv_transpose_conv_
 
 LG_TEST(k_conv_transpose_conv_bias_errors) {
     lg_error err;
-    tm m;
-    tm_init(&m);
+    kt_model m;
+    kt_init(&m);
     float x[4] = {0}, w[4] = {0}, b[1] = {0};
     int32_t xi = tm_input(&m, LG_DIMS(1, 2, 2, 1), x);
     int32_t wi = tm_const(&m, LG_DIMS(1, 2, 2, 1), w);
     int32_t bi = tm_const(&m, LG_DIMS(1), b);
     tm_output(&m, LG_DIMS(1, 4, 4, 1));
     uint8_t opts[8] = {1, 0, 0, 0, 2, 0, 0, 0};
-    lg_b_custom(&m.b, "Convolution2DTransposeBias", LG_IDS(xi, wi, bi), LG_IDS(m.out), opts, 8);
-    tm_io(&m);
+    lg_b_custom(&m.b, "Convolution2DTransposeBias", LG_IDS(xi, wi, bi), LG_IDS(m.outs[0]), opts, 8);
+    kt_io(&m);
     float y[16];
-    CHECK_EQ_INT(tm_run(&m, LG_PREC_F32, y, 16, NULL, &err), LG_ERR_FORMAT);
+    CHECK_EQ_INT(kt_run_f32(&m, LG_PREC_F32, g_threads, y, 16, NULL, &err), LG_ERR_FORMAT);
     CHECK(contains(err.msg, "Convolution2DTransposeBias") && contains(err.msg, "12"));
-    tm_free(&m);
+    kt_free(&m);
 }
 
 /* ================================================================== FULLY_CONNECTED */
@@ -1020,8 +944,8 @@ LG_TEST(k_conv_transpose_conv_bias_errors) {
 static lg_status run_fc(int rank, const int32_t *xshape, int units, int in, int keep, int act, int w_runtime, int p,
                         const float *x, const float *w, const float *b, float *y, int64_t cap, int64_t *numel,
                         lg_error *err) {
-    tm m;
-    tm_init(&m);
+    kt_model m;
+    kt_init(&m);
     int64_t total = 1;
     for (int i = 0; i < rank; i++) total *= xshape[i];
     int32_t xi = tm_input(&m, (lg_dims){xshape, (uint32_t)rank}, x);
@@ -1045,9 +969,9 @@ static lg_status run_fc(int rank, const int32_t *xshape, int units, int in, int 
     o.fused_activation_function = (int8_t)act;
     if (b) lg_b_op_opts(&m.b, LG_OP_FULLY_CONNECTED, LG_IDS(xi, wi, bi), LG_IDS(yi), LG_OPTS_FULLY_CONNECTED_OPTIONS, &o);
     else lg_b_op_opts(&m.b, LG_OP_FULLY_CONNECTED, LG_IDS(xi, wi, -1), LG_IDS(yi), LG_OPTS_FULLY_CONNECTED_OPTIONS, &o);
-    tm_io(&m);
-    lg_status st = tm_run(&m, (lg_precision)p, y, cap, numel, err);
-    tm_free(&m);
+    kt_io(&m);
+    lg_status st = kt_run_f32(&m, (lg_precision)p, g_threads, y, cap, numel, err);
+    kt_free(&m);
     return st;
 }
 
@@ -1170,8 +1094,8 @@ LG_TEST(k_conv_fully_connected_f16_overflow) {
 
 static lg_status run_bmm(lg_dims ls, lg_dims rs, lg_dims os, int adj_x, int adj_y, int p, const float *l,
                          const float *r, float *y, int64_t cap, lg_error *err) {
-    tm m;
-    tm_init(&m);
+    kt_model m;
+    kt_init(&m);
     int32_t li = tm_input(&m, ls, l);
     int32_t ri = tm_input(&m, rs, r);
     int32_t yi = tm_output(&m, os);
@@ -1180,9 +1104,9 @@ static lg_status run_bmm(lg_dims ls, lg_dims rs, lg_dims os, int adj_x, int adj_
     o.adj_x = adj_x != 0;
     o.adj_y = adj_y != 0;
     lg_b_op_opts(&m.b, LG_OP_BATCH_MATMUL, LG_IDS(li, ri), LG_IDS(yi), LG_OPTS_BATCH_MAT_MUL_OPTIONS, &o);
-    tm_io(&m);
-    lg_status st = tm_run(&m, (lg_precision)p, y, cap, NULL, err);
-    tm_free(&m);
+    kt_io(&m);
+    lg_status st = kt_run_f32(&m, (lg_precision)p, g_threads, y, cap, NULL, err);
+    kt_free(&m);
     return st;
 }
 
@@ -1261,8 +1185,8 @@ LG_TEST(k_conv_batch_matmul_errors) {
 
 static lg_status run_pool(int op, int nb, int h, int w, int c, int fh, int fw, int sh, int sw, int pad, int act, int p,
                           const float *x, float *y, int64_t cap, lg_error *err) {
-    tm m;
-    tm_init(&m);
+    kt_model m;
+    kt_init(&m);
     int oh = out_size(pad, h, fh, sh, 1), ow = out_size(pad, w, fw, sw, 1);
     int32_t xi = tm_input(&m, LG_DIMS(nb, h, w, c), x);
     int32_t yi = tm_output(&m, LG_DIMS(nb, oh, ow, c));
@@ -1275,9 +1199,9 @@ static lg_status run_pool(int op, int nb, int h, int w, int c, int fh, int fw, i
     o.stride_w = sw;
     o.fused_activation_function = (int8_t)act;
     lg_b_op_opts(&m.b, op, LG_IDS(xi), LG_IDS(yi), LG_OPTS_POOL2D_OPTIONS, &o);
-    tm_io(&m);
-    lg_status st = tm_run(&m, (lg_precision)p, y, cap, NULL, err);
-    tm_free(&m);
+    kt_io(&m);
+    lg_status st = kt_run_f32(&m, (lg_precision)p, g_threads, y, cap, NULL, err);
+    kt_free(&m);
     return st;
 }
 
@@ -1439,8 +1363,8 @@ LG_TEST(k_conv_quantized_unsupported) {
                                                    {LG_OP_MAX_POOL_2D, LG_OPTS_POOL2D_OPTIONS},
                                                    {LG_OP_BATCH_MATMUL, LG_OPTS_BATCH_MAT_MUL_OPTIONS}};
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
-        tm t;
-        tm_init(&t);
+        kt_model t;
+        kt_init(&t);
         int32_t xi = lg_b_tensor(&t.b, "q", LG_INT8, LG_DIMS(1, 2, 2, 4));
         int32_t yi;
         union {
@@ -1477,7 +1401,7 @@ LG_TEST(k_conv_quantized_unsupported) {
         if (!contains(err.msg, "quantized") || !contains(err.msg, "INT8"))
             tf_fail(__FILE__, __LINE__, "op %d: message \"%s\"", ops[i].op, err.msg);
         lg_interp_free(it);
-        tm_free(&t);
+        kt_free(&t);
     }
 }
 

@@ -9,269 +9,52 @@
 
 #include "lg/lg.h"
 #include "lg/run.h"
+#include "kt.h"
 #include "tf.h"
 #include "util/half.h"
 
-/* ------------------------------------------------------------------ the one-op rig */
-
-typedef struct t_in {
-    lg_dtype type;
-    lg_dims shape;
-    const void *data;     /* FLOAT16 constants: uint16 halves; FLOAT16 inputs: floats */
-    int is_const;
-    const float *scale;   /* quantization (NULL: none) */
-    const int64_t *zp;
-    uint32_t nq;
-    int32_t qdim;
-} t_in;
-
-typedef struct op_case {
-    int32_t code;
-    lg_opts_kind kind;
-    const void *opts;
-    int n_in;
-    t_in in[3];
-    lg_dtype out_type;
-    lg_dims out_shape;
-    const float *oscale;
-    const int64_t *ozp;
-    uint32_t onq;
-    int32_t oqdim;
-} op_case;
-
-typedef struct op_run {
-    lg_status st; /* of lg_interp_create (prepare) or, if that passed, of invoke */
-    lg_error err;
-    lg_dtype type;
-    uint32_t rank;
-    int32_t shape[LG_MAX_RANK];
-    int64_t numel;
-    void *data; /* a malloc'ed copy of the output */
-} op_run;
-
-static size_t esize(lg_dtype t, int is_const) {
-    switch (t) {
-    case LG_INT64: return 8;
-    case LG_INT16: case LG_UINT16: return 2;
-    case LG_FLOAT16: return is_const ? 2 : 4;
-    case LG_INT8: case LG_UINT8: case LG_BOOL: return 1;
-    default: return 4;
-    }
-}
-
-static int64_t dims_numel(lg_dims d) {
-    int64_t n = 1;
-    for (uint32_t i = 0; i < d.n; i++) n *= d.v[i];
-    return n;
-}
-
-/* Build the model: inputs in order (graph inputs for the non-constant ones), one output. */
-static lg_model *build(const op_case *c, int32_t *graph_in, uint32_t *n_graph_in, lg_status *st, lg_error *err) {
-    lg_model *m = NULL;
-    *st = lg_model_new(NULL, NULL, &m, err);
-    if (*st != LG_OK) return NULL;
-    lg_builder b;
-    lg_builder_init(&b, m, 0);
-    int32_t ids[3];
-    static const char *names[3] = {"in0", "in1", "in2"};
-    static const uint8_t dummy[16];
-    *n_graph_in = 0;
-    for (int i = 0; i < c->n_in; i++) {
-        const t_in *t = &c->in[i];
-        if (t->is_const) {
-            ids[i] = lg_b_const(&b, names[i], t->type, t->shape, t->data ? t->data : dummy,
-                                (uint64_t)dims_numel(t->shape) * esize(t->type, 1));
-        } else {
-            ids[i] = lg_b_tensor(&b, names[i], t->type, t->shape);
-            graph_in[(*n_graph_in)++] = ids[i];
-        }
-        if (t->nq && b.status == LG_OK)
-            b.status = lg_tensor_set_quant(m, 0, (uint32_t)ids[i], t->scale, t->zp, t->nq, t->qdim, &b.err);
-    }
-    int32_t out = lg_b_tensor(&b, "out", c->out_type, c->out_shape);
-    if (c->onq && b.status == LG_OK)
-        b.status = lg_tensor_set_quant(m, 0, (uint32_t)out, c->oscale, c->ozp, c->onq, c->oqdim, &b.err);
-    lg_b_op_opts(&b, c->code, (lg_dims){ids, (uint32_t)c->n_in}, (lg_dims){&out, 1}, c->kind, c->opts);
-    lg_b_io(&b, (lg_dims){graph_in, *n_graph_in}, (lg_dims){&out, 1});
-    if (b.status != LG_OK) {
-        *st = b.status;
-        *err = b.err;
-        lg_model_free(m);
-        return NULL;
-    }
-    return m;
-}
+/* ------------------------------------------------------------------ the one-op rig (kt.h) */
 
 static int g_threads = 1; /* worker threads for the runs (lg_run_options.threads) */
 
-/* Run the model m (whose graph inputs are the non-constant inputs of c, in order). */
-static void run_model(lg_model *m, const op_case *c, lg_precision prec, op_run *r) {
-    lg_run_options ro;
-    memset(&ro, 0, sizeof ro);
-    ro.precision = prec;
-    ro.threads = g_threads;
-    lg_interp *it = NULL;
-    r->st = lg_interp_create(m, &ro, &it, &r->err);
-    if (r->st == LG_OK) {
-        uint32_t k = 0;
-        static const uint8_t dummy[16];
-        for (int i = 0; i < c->n_in && r->st == LG_OK; i++) {
-            const t_in *t = &c->in[i];
-            if (t->is_const) continue;
-            lg_dtype st = t->type == LG_FLOAT16 ? LG_FLOAT32 : t->type;
-            r->st = lg_interp_set_input(it, k++, st, t->data ? t->data : dummy,
-                                        (uint64_t)dims_numel(t->shape) * esize(st, 0), &r->err);
-        }
-        if (r->st == LG_OK) r->st = lg_interp_invoke(it, &r->err);
-        if (r->st == LG_OK) {
-            lg_tensor_view v;
-            lg_interp_output(it, 0, &v);
-            r->type = v.type;
-            r->rank = v.rank;
-            memcpy(r->shape, v.shape, sizeof v.shape);
-            r->numel = v.numel;
-            r->data = malloc(v.nbytes ? (size_t)v.nbytes : 1);
-            if (r->data && v.nbytes) memcpy(r->data, v.data, (size_t)v.nbytes);
-        }
-    }
-    lg_interp_free(it);
-}
+#define RUN_OK(c, prec, r) kt_run_ok(__FILE__, __LINE__, (c), (prec), g_threads, (r))
+#define EXPECT_F32(c, prec, want, tol) \
+    kt_expect_f32(__FILE__, __LINE__, (c), (prec), g_threads, (want), (int64_t)(sizeof(want) / sizeof((want)[0])), (tol))
+#define EXPECT_INT(c, prec, type, want) \
+    kt_expect_ints(__FILE__, __LINE__, (c), (prec), g_threads, (type), (want), (int64_t)(sizeof(want) / sizeof((want)[0])))
+#define EXPECT_FAIL(c, st, substr) kt_expect_fail(__FILE__, __LINE__, (c), LG_PREC_F32, (st), (substr))
+#define CHECK_OUT_SHAPE(r, dims) \
+    do { lg_tensor_view v_ = kt_out((r), 0); kt_check_view_shape(__FILE__, __LINE__, NULL, &v_, (dims)); } while (0)
+#define CHECK_OUT_F32(r, want, n, tol) \
+    do { lg_tensor_view v_ = kt_out((r), 0); kt_check_view_f32(__FILE__, __LINE__, NULL, &v_, (want), (n), (tol), KT_ABS); } while (0)
 
-static void run_op(const op_case *c, lg_precision prec, op_run *r) {
-    memset(r, 0, sizeof *r);
-    int32_t graph_in[3];
-    uint32_t n_graph_in;
-    lg_model *m = build(c, graph_in, &n_graph_in, &r->st, &r->err);
-    if (!m) return;
-    run_model(m, c, prec, r);
-    lg_model_free(m);
-}
+#define IN_F(shape_, data_) KT_IN(LG_FLOAT32, shape_, data_)
+#define CONST_F(shape_, data_) KT_CONST(LG_FLOAT32, shape_, data_)
+#define IN_T(type_, shape_, data_) KT_IN(type_, shape_, data_)
+#define CONST_T(type_, shape_, data_) KT_CONST(type_, shape_, data_)
 
-static void free_run(op_run *r) {
-    free(r->data);
-    r->data = NULL;
-}
-
-static int run_ok(const op_case *c, lg_precision prec, op_run *r, int line) {
-    run_op(c, prec, r);
-    if (r->st != LG_OK) {
-        tf_fail(__FILE__, line, "%s run failed (%s): %s", lg_precision_name(prec), lg_status_str(r->st), r->err.msg);
-        free_run(r);
-        return 0;
-    }
-    return 1;
-}
-
-/* Exact when tol == 0 (NaN matches NaN; the sign of zero is checked only if sign0). */
-static void check_f32_at(const op_run *r, const float *want, int64_t n, double tol, int line) {
-    if (r->numel != n) {
-        tf_fail(__FILE__, line, "output has %lld elements, expected %lld", (long long)r->numel, (long long)n);
-        return;
-    }
-    const float *got = r->data;
-    for (int64_t i = 0; i < n; i++) {
-        double g = got[i], w = want[i];
-        int ok = (isnan(w) && isnan(g)) || (isinf(w) && g == w) || (isfinite(w) && fabs(g - w) <= tol);
-        if (!ok) {
-            tf_fail(__FILE__, line, "output [%lld] == %.9g, expected %.9g +- %g", (long long)i, g, w, tol);
-            return;
-        }
-    }
-}
-
-static int64_t get_int(const op_run *r, int64_t i) {
-    const uint8_t *p = r->data;
-    switch (r->type) {
-    case LG_INT64: { int64_t v; memcpy(&v, p + 8 * i, 8); return v; }
-    case LG_INT32: { int32_t v; memcpy(&v, p + 4 * i, 4); return v; }
-    case LG_UINT32: { uint32_t v; memcpy(&v, p + 4 * i, 4); return v; }
-    case LG_INT16: { int16_t v; memcpy(&v, p + 2 * i, 2); return v; }
-    case LG_UINT16: { uint16_t v; memcpy(&v, p + 2 * i, 2); return v; }
-    case LG_INT8: return ((const int8_t *)p)[i];
-    default: return p[i];
-    }
-}
-
-static void check_int_at(const op_run *r, lg_dtype type, const int64_t *want, int64_t n, int line) {
-    if (r->type != type) {
-        tf_fail(__FILE__, line, "output is %s, expected %s", lg_dtype_name(r->type), lg_dtype_name(type));
-        return;
-    }
-    if (r->numel != n) {
-        tf_fail(__FILE__, line, "output has %lld elements, expected %lld", (long long)r->numel, (long long)n);
-        return;
-    }
-    for (int64_t i = 0; i < n; i++)
-        if (get_int(r, i) != want[i]) {
-            tf_fail(__FILE__, line, "output [%lld] == %lld, expected %lld", (long long)i, (long long)get_int(r, i),
-                    (long long)want[i]);
-            return;
-        }
-}
-
-static void check_shape_at(const op_run *r, lg_dims want, int line) {
-    int same = r->rank == want.n;
-    for (uint32_t d = 0; same && d < want.n; d++) same = r->shape[d] == want.v[d];
-    if (!same) tf_fail(__FILE__, line, "output has the wrong shape (rank %u)", r->rank);
-}
-
-static void expect_f32_at(const op_case *c, lg_precision prec, const float *want, int64_t n, double tol, int line) {
-    op_run r;
-    if (!run_ok(c, prec, &r, line)) return;
-    if (r.type != LG_FLOAT32) tf_fail(__FILE__, line, "output is %s, expected FLOAT32", lg_dtype_name(r.type));
-    check_shape_at(&r, c->out_shape, line);
-    check_f32_at(&r, want, n, tol, line);
-    free_run(&r);
-}
-
-static void expect_int_at(const op_case *c, lg_precision prec, lg_dtype type, const int64_t *want, int64_t n, int line) {
-    op_run r;
-    if (!run_ok(c, prec, &r, line)) return;
-    check_shape_at(&r, c->out_shape, line);
-    check_int_at(&r, type, want, n, line);
-    free_run(&r);
-}
-
-/* Expect a failure with status st whose message contains substr. */
-static void expect_fail_at(const op_case *c, lg_precision prec, lg_status st, const char *substr, int line) {
-    op_run r;
-    run_op(c, prec, &r);
-    if (r.st != st)
-        tf_fail(__FILE__, line, "status %s, expected %s (%s)", lg_status_str(r.st), lg_status_str(st), r.err.msg);
-    else if (!strstr(r.err.msg, substr))
-        tf_fail(__FILE__, line, "message \"%s\" lacks \"%s\"", r.err.msg, substr);
-    free_run(&r);
-}
-
-#define EXPECT_F32(c, prec, want, tol) expect_f32_at((c), (prec), (want), (int64_t)(sizeof(want) / sizeof((want)[0])), (tol), __LINE__)
-#define EXPECT_INT(c, prec, type, want) expect_int_at((c), (prec), (type), (want), (int64_t)(sizeof(want) / sizeof((want)[0])), __LINE__)
-#define EXPECT_FAIL(c, st, substr) expect_fail_at((c), LG_PREC_F32, (st), (substr), __LINE__)
-
-#define IN_F(shape_, data_) ((t_in){LG_FLOAT32, shape_, data_, 0, NULL, NULL, 0, 0})
-#define CONST_F(shape_, data_) ((t_in){LG_FLOAT32, shape_, data_, 1, NULL, NULL, 0, 0})
-#define IN_T(type_, shape_, data_) ((t_in){type_, shape_, data_, 0, NULL, NULL, 0, 0})
-#define CONST_T(type_, shape_, data_) ((t_in){type_, shape_, data_, 1, NULL, NULL, 0, 0})
-
-static op_case bin(int32_t code, t_in a, t_in b, lg_dtype ot, lg_dims oshape) {
-    op_case c;
+static kt_op bin(int32_t code, kt_tensor a, kt_tensor b, lg_dtype ot, lg_dims oshape) {
+    kt_op c;
     memset(&c, 0, sizeof c);
     c.code = code;
     c.n_in = 2;
     c.in[0] = a;
     c.in[1] = b;
-    c.out_type = ot;
-    c.out_shape = oshape;
+    c.n_out = 1;
+    c.out[0].type = ot;
+    c.out[0].shape = oshape;
     return c;
 }
 
-static op_case un(int32_t code, t_in a, lg_dtype ot, lg_dims oshape) {
-    op_case c;
+static kt_op un(int32_t code, kt_tensor a, lg_dtype ot, lg_dims oshape) {
+    kt_op c;
     memset(&c, 0, sizeof c);
     c.code = code;
     c.n_in = 1;
     c.in[0] = a;
-    c.out_type = ot;
-    c.out_shape = oshape;
+    c.n_out = 1;
+    c.out[0].type = ot;
+    c.out[0].shape = oshape;
     return c;
 }
 
@@ -304,7 +87,7 @@ static float pat(int64_t i, int salt) { return (float)((i * 7 + salt * 13) % 23)
 
 LG_TEST(k_elementwise_add_same_shape) {
     const float a[6] = {1, 2, 3, 4, 5, 6}, b[6] = {10, 20, 30, 40, 50, 60};
-    op_case c = bin(LG_OP_ADD, IN_F(LG_DIMS(2, 3), a), IN_F(LG_DIMS(2, 3), b), LG_FLOAT32, LG_DIMS(2, 3));
+    kt_op c = bin(LG_OP_ADD, IN_F(LG_DIMS(2, 3), a), IN_F(LG_DIMS(2, 3), b), LG_FLOAT32, LG_DIMS(2, 3));
     const float want[6] = {11, 22, 33, 44, 55, 66};
     for (int p = 0; p < 3; p++) EXPECT_F32(&c, all_prec[p], want, 0);
     /* a constant operand takes the same path */
@@ -320,14 +103,14 @@ LG_TEST(k_elementwise_add_long_vector_blocks_and_tail) {
         b[i] = 0.5f * (float)i;
         want[i] = 1.5f * (float)i;
     }
-    op_case c = bin(LG_OP_ADD, IN_F(LG_DIMS(21), a), IN_F(LG_DIMS(21), b), LG_FLOAT32, LG_DIMS(21));
+    kt_op c = bin(LG_OP_ADD, IN_F(LG_DIMS(21), a), IN_F(LG_DIMS(21), b), LG_FLOAT32, LG_DIMS(21));
     EXPECT_F32(&c, LG_PREC_F32, want, 0);
 }
 
 LG_TEST(k_elementwise_sub_scalar_operand_either_side) {
     const float x[5] = {1, 2, 3, 4, 5}, s[1] = {10};
     /* x - 10 (second operand scalar, rank 0) */
-    op_case c = bin(LG_OP_SUB, IN_F(LG_DIMS(5), x), CONST_F(LG_SCALAR, s), LG_FLOAT32, LG_DIMS(5));
+    kt_op c = bin(LG_OP_SUB, IN_F(LG_DIMS(5), x), CONST_F(LG_SCALAR, s), LG_FLOAT32, LG_DIMS(5));
     const float w1[5] = {-9, -8, -7, -6, -5};
     EXPECT_F32(&c, LG_PREC_F32, w1, 0);
     /* 10 - x (first operand scalar, shape [1]) */
@@ -339,7 +122,7 @@ LG_TEST(k_elementwise_sub_scalar_operand_either_side) {
 LG_TEST(k_elementwise_mul_broadcast_row_and_column) {
     /* [2,3] * [3]: every row times (1, 10, 100) */
     const float a[6] = {1, 2, 3, 4, 5, 6}, r3[3] = {1, 10, 100};
-    op_case c = bin(LG_OP_MUL, IN_F(LG_DIMS(2, 3), a), CONST_F(LG_DIMS(3), r3), LG_FLOAT32, LG_DIMS(2, 3));
+    kt_op c = bin(LG_OP_MUL, IN_F(LG_DIMS(2, 3), a), CONST_F(LG_DIMS(3), r3), LG_FLOAT32, LG_DIMS(2, 3));
     const float w1[6] = {1, 20, 300, 4, 50, 600};
     EXPECT_F32(&c, LG_PREC_F32, w1, 0);
     /* [2,3] * [2,1]: row i times (2, 3) -- a scalar per row */
@@ -373,8 +156,8 @@ static void naive_case(int32_t code, const int32_t *sa, uint32_t ra, const int32
         float x = a[bidx(sa, ra, idx, ro)], y = b[bidx(sb, rb, idx, ro)];
         want[f] = code == LG_OP_ADD ? x + y : code == LG_OP_SUB ? x - y : code == LG_OP_MUL ? x * y : x / y;
     }
-    op_case c = bin(code, IN_F(((lg_dims){sa, ra}), a), IN_F(((lg_dims){sb, rb}), b), LG_FLOAT32, ((lg_dims){so, ro}));
-    expect_f32_at(&c, LG_PREC_F32, want, no, 0, line);
+    kt_op c = bin(code, IN_F(((lg_dims){sa, ra}), a), IN_F(((lg_dims){sb, rb}), b), LG_FLOAT32, ((lg_dims){so, ro}));
+    kt_expect_f32(__FILE__, line, &c, LG_PREC_F32, g_threads, want, no, 0);
     free(a);
     free(b);
     free(want);
@@ -417,22 +200,22 @@ LG_TEST(k_elementwise_threads_split_rows_and_elements) {
         want3[f] = a[f] < 0 ? 0 : a[f];
     }
     g_threads = 3;
-    op_case c = bin(LG_OP_MUL, IN_F(((lg_dims){sa, 4}), a), IN_F(((lg_dims){sb, 3}), b), LG_FLOAT32, ((lg_dims){sa, 4}));
-    expect_f32_at(&c, LG_PREC_F32, want, na, 0, __LINE__);
+    kt_op c = bin(LG_OP_MUL, IN_F(((lg_dims){sa, 4}), a), IN_F(((lg_dims){sb, 3}), b), LG_FLOAT32, ((lg_dims){sa, 4}));
+    kt_expect_f32(__FILE__, __LINE__, &c, LG_PREC_F32, g_threads, want, na, 0);
     c = bin(LG_OP_ADD, IN_F(((lg_dims){sa, 4}), a), IN_F(((lg_dims){sa, 4}), a), LG_FLOAT32, ((lg_dims){sa, 4}));
-    expect_f32_at(&c, LG_PREC_F32, want2, na, 0, __LINE__);
+    kt_expect_f32(__FILE__, __LINE__, &c, LG_PREC_F32, g_threads, want2, na, 0);
     c = un(LG_OP_RELU, IN_F(((lg_dims){sa, 4}), a), LG_FLOAT32, ((lg_dims){sa, 4}));
-    expect_f32_at(&c, LG_PREC_F32, want3, na, 0, __LINE__);
+    kt_expect_f32(__FILE__, __LINE__, &c, LG_PREC_F32, g_threads, want3, na, 0);
     /* LOGISTIC: 3 threads give the single-thread bits */
     c = un(LG_OP_LOGISTIC, IN_F(((lg_dims){sa, 4}), a), LG_FLOAT32, ((lg_dims){sa, 4}));
-    op_run r3, r1;
-    if (run_ok(&c, LG_PREC_F32, &r3, __LINE__)) {
+    kt_model r3, r1;
+    if (RUN_OK(&c, LG_PREC_F32, &r3)) {
         g_threads = 1;
-        if (run_ok(&c, LG_PREC_F32, &r1, __LINE__)) {
-            CHECK(memcmp(r1.data, r3.data, (size_t)na * 4) == 0);
-            free_run(&r1);
+        if (RUN_OK(&c, LG_PREC_F32, &r1)) {
+            CHECK(memcmp(kt_f32(&r1, 0), kt_f32(&r3, 0), (size_t)na * 4) == 0);
+            kt_free(&r1);
         }
-        free_run(&r3);
+        kt_free(&r3);
     }
     g_threads = 1;
     free(a);
@@ -445,7 +228,7 @@ LG_TEST(k_elementwise_threads_split_rows_and_elements) {
 LG_TEST(k_elementwise_add_fused_activations) {
     const float a[5] = {-3, -0.5f, 0.5f, 4, 7}, b[5] = {0, 0, 0, 0, 0};
     lg_add_options o = {0};
-    op_case c = bin(LG_OP_ADD, IN_F(LG_DIMS(5), a), IN_F(LG_DIMS(5), b), LG_FLOAT32, LG_DIMS(5));
+    kt_op c = bin(LG_OP_ADD, IN_F(LG_DIMS(5), a), IN_F(LG_DIMS(5), b), LG_FLOAT32, LG_DIMS(5));
     c.kind = LG_OPTS_ADD_OPTIONS;
     c.opts = &o;
     o.fused_activation_function = LG_ACTIVATION_FUNCTION_TYPE_RELU;
@@ -467,7 +250,7 @@ LG_TEST(k_elementwise_add_fused_activations) {
 LG_TEST(k_elementwise_sub_mul_div_fused_relu) {
     const float a[3] = {1, -2, 3}, b[3] = {2, 2, 2};
     lg_sub_options so = {LG_ACTIVATION_FUNCTION_TYPE_RELU, false};
-    op_case c = bin(LG_OP_SUB, IN_F(LG_DIMS(3), a), IN_F(LG_DIMS(3), b), LG_FLOAT32, LG_DIMS(3));
+    kt_op c = bin(LG_OP_SUB, IN_F(LG_DIMS(3), a), IN_F(LG_DIMS(3), b), LG_FLOAT32, LG_DIMS(3));
     c.kind = LG_OPTS_SUB_OPTIONS;
     c.opts = &so;
     const float w1[3] = {0, 0, 1};
@@ -495,7 +278,7 @@ LG_TEST(k_elementwise_add_overflow_stays_inf) {
     /* NONE clamps nothing (XNNPACK and the GPU keep inf; TFLite's builtin kernel would clamp to
        FLT_MAX). In f16 storage 60000 + 10000 = 70000 is past 65504: inf. */
     const float a[2] = {3e38f, 60000}, b[2] = {3e38f, 10000};
-    op_case c = bin(LG_OP_ADD, IN_F(LG_DIMS(2), a), IN_F(LG_DIMS(2), b), LG_FLOAT32, LG_DIMS(2));
+    kt_op c = bin(LG_OP_ADD, IN_F(LG_DIMS(2), a), IN_F(LG_DIMS(2), b), LG_FLOAT32, LG_DIMS(2));
     const float w32[2] = {INFINITY, 70000};
     EXPECT_F32(&c, LG_PREC_F32, w32, 0);
     const float w16[2] = {INFINITY, INFINITY};
@@ -505,7 +288,7 @@ LG_TEST(k_elementwise_add_overflow_stays_inf) {
 
 LG_TEST(k_elementwise_div_float_by_zero) {
     const float a[4] = {1, -1, 0, 6}, b[4] = {0, 0, 0, 4};
-    op_case c = bin(LG_OP_DIV, IN_F(LG_DIMS(4), a), IN_F(LG_DIMS(4), b), LG_FLOAT32, LG_DIMS(4));
+    kt_op c = bin(LG_OP_DIV, IN_F(LG_DIMS(4), a), IN_F(LG_DIMS(4), b), LG_FLOAT32, LG_DIMS(4));
     const float want[4] = {INFINITY, -INFINITY, NAN, 1.5f};
     EXPECT_F32(&c, LG_PREC_F32, want, 0);
 }
@@ -513,7 +296,7 @@ LG_TEST(k_elementwise_div_float_by_zero) {
 LG_TEST(k_elementwise_f16_output_rounding) {
     /* 1/3 = 0.3333333 in f32; stored as a half: 0x3555 = 0.333251953125 */
     const float a[1] = {1}, b[1] = {3};
-    op_case c = bin(LG_OP_DIV, IN_F(LG_DIMS(1), a), IN_F(LG_DIMS(1), b), LG_FLOAT32, LG_DIMS(1));
+    kt_op c = bin(LG_OP_DIV, IN_F(LG_DIMS(1), a), IN_F(LG_DIMS(1), b), LG_FLOAT32, LG_DIMS(1));
     const float w32[1] = {1.0f / 3.0f}, w16[1] = {0.333251953125f};
     EXPECT_F32(&c, LG_PREC_F32, w32, 0);
     EXPECT_F32(&c, LG_PREC_F16, w16, 0);
@@ -522,12 +305,12 @@ LG_TEST(k_elementwise_f16_output_rounding) {
 
 LG_TEST(k_elementwise_add_empty_and_one_element) {
     const float b3[3] = {1, 2, 3};
-    op_case c = bin(LG_OP_ADD, IN_F(LG_DIMS(0, 3), NULL), CONST_F(LG_DIMS(3), b3), LG_FLOAT32, LG_DIMS(0, 3));
-    op_run r;
-    if (run_ok(&c, LG_PREC_F32, &r, __LINE__)) {
-        CHECK_EQ_INT(r.numel, 0);
-        check_shape_at(&r, LG_DIMS(0, 3), __LINE__);
-        free_run(&r);
+    kt_op c = bin(LG_OP_ADD, IN_F(LG_DIMS(0, 3), NULL), CONST_F(LG_DIMS(3), b3), LG_FLOAT32, LG_DIMS(0, 3));
+    kt_model r;
+    if (RUN_OK(&c, LG_PREC_F32, &r)) {
+        CHECK_EQ_INT(kt_out(&r, 0).numel, 0);
+        CHECK_OUT_SHAPE(&r, LG_DIMS(0, 3));
+        kt_free(&r);
     }
     /* [0] broadcasts with [1] but not with [3] */
     c = bin(LG_OP_ADD, IN_F(LG_DIMS(0), NULL), CONST_F(LG_DIMS(3), b3), LG_FLOAT32, LG_DIMS(0));
@@ -543,7 +326,7 @@ LG_TEST(k_elementwise_add_empty_and_one_element) {
 LG_TEST(k_elementwise_binary_bad_models) {
     const float a[6] = {0};
     const int32_t i[6] = {0};
-    op_case c = bin(LG_OP_ADD, IN_F(LG_DIMS(2, 3), a), IN_F(LG_DIMS(3, 2), a), LG_FLOAT32, LG_DIMS(2, 3));
+    kt_op c = bin(LG_OP_ADD, IN_F(LG_DIMS(2, 3), a), IN_F(LG_DIMS(3, 2), a), LG_FLOAT32, LG_DIMS(2, 3));
     EXPECT_FAIL(&c, LG_ERR_FORMAT, "do not broadcast");
     c = bin(LG_OP_ADD, IN_F(LG_DIMS(6), a), IN_T(LG_INT32, LG_DIMS(6), i), LG_FLOAT32, LG_DIMS(6));
     EXPECT_FAIL(&c, LG_ERR_FORMAT, "input types differ");
@@ -584,11 +367,11 @@ LG_TEST(k_elementwise_add_quantized_is_unsupported) {
     const int8_t q[2] = {1, 2};
     const float sc[1] = {0.5f};
     const int64_t zp[1] = {0};
-    op_case c = bin(LG_OP_ADD, (t_in){LG_INT8, LG_DIMS(2), q, 0, sc, zp, 1, 0}, (t_in){LG_INT8, LG_DIMS(2), q, 0, sc, zp, 1, 0},
+    kt_op c = bin(LG_OP_ADD, (kt_tensor){LG_INT8, LG_DIMS(2), q, 0, sc, zp, 1, 0}, (kt_tensor){LG_INT8, LG_DIMS(2), q, 0, sc, zp, 1, 0},
                     LG_INT8, LG_DIMS(2));
-    c.oscale = sc;
-    c.ozp = zp;
-    c.onq = 1;
+    c.out[0].scale = sc;
+    c.out[0].zp = zp;
+    c.out[0].nq = 1;
     EXPECT_FAIL(&c, LG_ERR_UNSUPPORTED, "quantized arithmetic is not implemented");
 }
 
@@ -596,7 +379,7 @@ LG_TEST(k_elementwise_add_quantized_is_unsupported) {
 
 LG_TEST(k_elementwise_add_sub_mul_int32_wrap_and_relu) {
     const int32_t a[4] = {INT32_MAX, -5, 7, INT32_MIN}, b[4] = {1, 3, -9, -1};
-    op_case c = bin(LG_OP_ADD, IN_T(LG_INT32, LG_DIMS(4), a), IN_T(LG_INT32, LG_DIMS(4), b), LG_INT32, LG_DIMS(4));
+    kt_op c = bin(LG_OP_ADD, IN_T(LG_INT32, LG_DIMS(4), a), IN_T(LG_INT32, LG_DIMS(4), b), LG_INT32, LG_DIMS(4));
     const int64_t add[4] = {INT32_MIN, -2, -2, INT32_MAX}; /* two's complement wrap */
     EXPECT_INT(&c, LG_PREC_F32, LG_INT32, add);
     /* precision modes never touch integers */
@@ -617,7 +400,7 @@ LG_TEST(k_elementwise_add_sub_mul_int32_wrap_and_relu) {
 
 LG_TEST(k_elementwise_add_mul_int64_broadcast) {
     const int64_t a[3] = {(int64_t)1 << 40, -7, 3}, s[1] = {1000000};
-    op_case c = bin(LG_OP_MUL, IN_T(LG_INT64, LG_DIMS(3), a), CONST_T(LG_INT64, LG_SCALAR, s), LG_INT64, LG_DIMS(3));
+    kt_op c = bin(LG_OP_MUL, IN_T(LG_INT64, LG_DIMS(3), a), CONST_T(LG_INT64, LG_SCALAR, s), LG_INT64, LG_DIMS(3));
     const int64_t mul[3] = {((int64_t)1 << 40) * 1000000, -7000000, 3000000};
     EXPECT_INT(&c, LG_PREC_F32, LG_INT64, mul);
     c.code = LG_OP_ADD;
@@ -634,16 +417,16 @@ LG_TEST(k_elementwise_add_mul_int64_broadcast) {
 
 LG_TEST(k_elementwise_div_int32_truncates_and_rejects_zero) {
     const int32_t a[5] = {7, -7, 7, -7, INT32_MIN}, b[5] = {2, 2, -2, -2, -1};
-    op_case c = bin(LG_OP_DIV, IN_T(LG_INT32, LG_DIMS(5), a), IN_T(LG_INT32, LG_DIMS(5), b), LG_INT32, LG_DIMS(5));
+    kt_op c = bin(LG_OP_DIV, IN_T(LG_INT32, LG_DIMS(5), a), IN_T(LG_INT32, LG_DIMS(5), b), LG_INT32, LG_DIMS(5));
     const int64_t want[5] = {3, -3, -3, 3, INT32_MIN};
     EXPECT_INT(&c, LG_PREC_F32, LG_INT32, want);
     const int32_t z[5] = {1, 1, 0, 1, 1};
     c.in[1].data = z;
-    op_run r;
-    run_op(&c, LG_PREC_F32, &r);
+    kt_model r;
+    kt_run_op(&c, LG_PREC_F32, g_threads, &r);
     CHECK_EQ_INT(r.st, LG_ERR_INVALID_ARG);
     CHECK(strstr(r.err.msg, "division by 0") != NULL);
-    free_run(&r);
+    kt_free(&r);
     c = bin(LG_OP_DIV, IN_T(LG_INT64, LG_DIMS(5), NULL), IN_T(LG_INT64, LG_DIMS(5), NULL), LG_INT64, LG_DIMS(5));
     EXPECT_FAIL(&c, LG_ERR_UNSUPPORTED, "supported: FLOAT32, FLOAT16, INT32");
 }
@@ -653,7 +436,7 @@ LG_TEST(k_elementwise_div_int32_truncates_and_rejects_zero) {
 LG_TEST(k_elementwise_maximum_minimum_float_nan_and_broadcast) {
     /* TFLite: a > b ? a : b. A NaN first operand loses, a NaN second operand wins. */
     const float a[4] = {NAN, 1, -0.0f, 3}, b[4] = {1, NAN, 0.0f, 2};
-    op_case c = bin(LG_OP_MAXIMUM, IN_F(LG_DIMS(4), a), IN_F(LG_DIMS(4), b), LG_FLOAT32, LG_DIMS(4));
+    kt_op c = bin(LG_OP_MAXIMUM, IN_F(LG_DIMS(4), a), IN_F(LG_DIMS(4), b), LG_FLOAT32, LG_DIMS(4));
     const float mx[4] = {1, NAN, 0, 3};
     EXPECT_F32(&c, LG_PREC_F32, mx, 0);
     c.code = LG_OP_MINIMUM;
@@ -668,7 +451,7 @@ LG_TEST(k_elementwise_maximum_minimum_float_nan_and_broadcast) {
 
 LG_TEST(k_elementwise_maximum_minimum_integers) {
     const int8_t a[3] = {-128, 5, 127}, b[3] = {-1, 5, -128};
-    op_case c = bin(LG_OP_MAXIMUM, IN_T(LG_INT8, LG_DIMS(3), a), IN_T(LG_INT8, LG_DIMS(3), b), LG_INT8, LG_DIMS(3));
+    kt_op c = bin(LG_OP_MAXIMUM, IN_T(LG_INT8, LG_DIMS(3), a), IN_T(LG_INT8, LG_DIMS(3), b), LG_INT8, LG_DIMS(3));
     const int64_t mx[3] = {-1, 5, 127};
     EXPECT_INT(&c, LG_PREC_F32, LG_INT8, mx);
     const uint8_t ua[3] = {0, 200, 255}, ub[3] = {1, 100, 254};
@@ -687,7 +470,7 @@ LG_TEST(k_elementwise_maximum_minimum_integers) {
 
 LG_TEST(k_elementwise_pow_float_and_int32) {
     const float a[4] = {2, 4, -8, 0}, b[4] = {3, 0.5f, 1.0f / 3.0f, 0};
-    op_case c = bin(LG_OP_POW, IN_F(LG_DIMS(4), a), IN_F(LG_DIMS(4), b), LG_FLOAT32, LG_DIMS(4));
+    kt_op c = bin(LG_OP_POW, IN_F(LG_DIMS(4), a), IN_F(LG_DIMS(4), b), LG_FLOAT32, LG_DIMS(4));
     /* powf: a negative base with a non-integer exponent is NaN; 0^0 = 1 */
     const float want[4] = {8, 2, NAN, 1};
     EXPECT_F32(&c, LG_PREC_F32, want, 0);
@@ -697,16 +480,16 @@ LG_TEST(k_elementwise_pow_float_and_int32) {
     EXPECT_INT(&c, LG_PREC_F32, LG_INT32, iw);
     const int32_t neg[3] = {1, -1, 1};
     c.in[1].data = neg;
-    op_run r;
-    run_op(&c, LG_PREC_F32, &r);
+    kt_model r;
+    kt_run_op(&c, LG_PREC_F32, g_threads, &r);
     CHECK_EQ_INT(r.st, LG_ERR_INVALID_ARG);
     CHECK(strstr(r.err.msg, "negative exponent") != NULL);
-    free_run(&r);
+    kt_free(&r);
 }
 
 LG_TEST(k_elementwise_squared_difference) {
     const float a[3] = {1, -2, 10}, b[1] = {3};
-    op_case c = bin(LG_OP_SQUARED_DIFFERENCE, IN_F(LG_DIMS(3), a), CONST_F(LG_DIMS(1), b), LG_FLOAT32, LG_DIMS(3));
+    kt_op c = bin(LG_OP_SQUARED_DIFFERENCE, IN_F(LG_DIMS(3), a), CONST_F(LG_DIMS(1), b), LG_FLOAT32, LG_DIMS(3));
     const float want[3] = {4, 25, 49};
     EXPECT_F32(&c, LG_PREC_F32, want, 0);
     const int32_t ia[2] = {-4, 100}, ib[2] = {4, 1};
@@ -724,7 +507,7 @@ LG_TEST(k_elementwise_squared_difference) {
 
 LG_TEST(k_elementwise_floor_div_float_int) {
     const float a[5] = {7, -7, 7, -7, 0.5f}, b[5] = {2, 2, -2, -2, 0.25f};
-    op_case c = bin(LG_OP_FLOOR_DIV, IN_F(LG_DIMS(5), a), IN_F(LG_DIMS(5), b), LG_FLOAT32, LG_DIMS(5));
+    kt_op c = bin(LG_OP_FLOOR_DIV, IN_F(LG_DIMS(5), a), IN_F(LG_DIMS(5), b), LG_FLOAT32, LG_DIMS(5));
     const float want[5] = {3, -4, -4, 3, 2};
     EXPECT_F32(&c, LG_PREC_F32, want, 0);
     const int32_t ia[6] = {7, -7, 7, -7, 6, INT32_MIN}, ib[6] = {2, 2, -2, -2, 3, -1};
@@ -739,16 +522,16 @@ LG_TEST(k_elementwise_floor_div_float_int) {
     /* TFLite checks every divisor, float ones too */
     const float fz[5] = {1, 1, 0, 1, 1};
     c = bin(LG_OP_FLOOR_DIV, IN_F(LG_DIMS(5), a), IN_F(LG_DIMS(5), fz), LG_FLOAT32, LG_DIMS(5));
-    op_run r;
-    run_op(&c, LG_PREC_F32, &r);
+    kt_model r;
+    kt_run_op(&c, LG_PREC_F32, g_threads, &r);
     CHECK_EQ_INT(r.st, LG_ERR_INVALID_ARG);
-    free_run(&r);
+    kt_free(&r);
 }
 
 LG_TEST(k_elementwise_floor_mod_float_int) {
     /* the remainder takes the divisor's sign */
     const float a[5] = {7, -7, 7, -7, 5.5f}, b[5] = {3, 3, -3, -3, 2};
-    op_case c = bin(LG_OP_FLOOR_MOD, IN_F(LG_DIMS(5), a), IN_F(LG_DIMS(5), b), LG_FLOAT32, LG_DIMS(5));
+    kt_op c = bin(LG_OP_FLOOR_MOD, IN_F(LG_DIMS(5), a), IN_F(LG_DIMS(5), b), LG_FLOAT32, LG_DIMS(5));
     const float want[5] = {1, 2, -2, -1, 1.5f};
     EXPECT_F32(&c, LG_PREC_F32, want, 0);
     const int32_t ia[5] = {7, -7, 7, -7, INT32_MIN}, ib[5] = {3, 3, -3, -3, -1};
@@ -757,10 +540,10 @@ LG_TEST(k_elementwise_floor_mod_float_int) {
     EXPECT_INT(&c, LG_PREC_F32, LG_INT32, iw);
     const int64_t la[2] = {-10, 10}, lb[2] = {4, 0};
     c = bin(LG_OP_FLOOR_MOD, IN_T(LG_INT64, LG_DIMS(2), la), IN_T(LG_INT64, LG_DIMS(2), lb), LG_INT64, LG_DIMS(2));
-    op_run r;
-    run_op(&c, LG_PREC_F32, &r);
+    kt_model r;
+    kt_run_op(&c, LG_PREC_F32, g_threads, &r);
     CHECK_EQ_INT(r.st, LG_ERR_INVALID_ARG); /* integer divisor 0 */
-    free_run(&r);
+    kt_free(&r);
     /* a float divisor of 0 is not checked: fmod gives NaN */
     const float fa[1] = {1}, fz[1] = {0};
     c = bin(LG_OP_FLOOR_MOD, IN_F(LG_DIMS(1), fa), IN_F(LG_DIMS(1), fz), LG_FLOAT32, LG_DIMS(1));
@@ -770,7 +553,7 @@ LG_TEST(k_elementwise_floor_mod_float_int) {
 
 LG_TEST(k_elementwise_atan2) {
     const float y[4] = {1, 1, -1, 0}, x[4] = {1, -1, 0, -1};
-    op_case c = bin(LG_OP_ATAN2, IN_F(LG_DIMS(4), y), IN_F(LG_DIMS(4), x), LG_FLOAT32, LG_DIMS(4));
+    kt_op c = bin(LG_OP_ATAN2, IN_F(LG_DIMS(4), y), IN_F(LG_DIMS(4), x), LG_FLOAT32, LG_DIMS(4));
     const float pi = 3.14159265358979f;
     const float want[4] = {pi / 4, 3 * pi / 4, -pi / 2, pi};
     EXPECT_F32(&c, LG_PREC_F32, want, 1e-6);
@@ -780,7 +563,7 @@ LG_TEST(k_elementwise_prelu_alpha_broadcast) {
     /* input [1,2,2,3], alpha per channel [3] and [1,1,3] */
     const float x[12] = {-1, -2, -3, 1, 2, 3, -4, 0, 4, -0.5f, 5, -6};
     const float al[3] = {0.1f, 0.2f, 0.5f};
-    op_case c = bin(LG_OP_PRELU, IN_F(LG_DIMS(1, 2, 2, 3), x), CONST_F(LG_DIMS(3), al), LG_FLOAT32, LG_DIMS(1, 2, 2, 3));
+    kt_op c = bin(LG_OP_PRELU, IN_F(LG_DIMS(1, 2, 2, 3), x), CONST_F(LG_DIMS(3), al), LG_FLOAT32, LG_DIMS(1, 2, 2, 3));
     const float want[12] = {-1 * 0.1f, -2 * 0.2f, -3 * 0.5f, 1, 2, 3, -4 * 0.1f, 0, 4, -0.5f * 0.1f, 5, -6 * 0.5f};
     EXPECT_F32(&c, LG_PREC_F32, want, 0);
     c.in[1].shape = LG_DIMS(1, 1, 3);
@@ -805,15 +588,15 @@ LG_TEST(k_elementwise_comparisons_float_with_nan) {
         {LG_OP_GREATER_EQUAL, {0, 1, 1, 0}}, {LG_OP_EQUAL, {0, 1, 0, 0}}, {LG_OP_NOT_EQUAL, {1, 0, 1, 1}},
     };
     for (int k = 0; k < 6; k++) {
-        op_case c = bin(ops[k].code, IN_F(LG_DIMS(4), a), IN_F(LG_DIMS(4), b), LG_BOOL, LG_DIMS(4));
-        expect_int_at(&c, LG_PREC_F32, LG_BOOL, ops[k].want, 4, __LINE__);
+        kt_op c = bin(ops[k].code, IN_F(LG_DIMS(4), a), IN_F(LG_DIMS(4), b), LG_BOOL, LG_DIMS(4));
+        kt_expect_ints(__FILE__, __LINE__, &c, LG_PREC_F32, g_threads, LG_BOOL, ops[k].want, 4);
     }
 }
 
 LG_TEST(k_elementwise_comparisons_int_broadcast) {
     /* [2,3] < [3] */
     const int32_t a[6] = {1, 5, 9, 4, 4, 4}, b[3] = {4, 4, 4};
-    op_case c = bin(LG_OP_LESS, IN_T(LG_INT32, LG_DIMS(2, 3), a), CONST_T(LG_INT32, LG_DIMS(3), b), LG_BOOL, LG_DIMS(2, 3));
+    kt_op c = bin(LG_OP_LESS, IN_T(LG_INT32, LG_DIMS(2, 3), a), CONST_T(LG_INT32, LG_DIMS(3), b), LG_BOOL, LG_DIMS(2, 3));
     const int64_t lt[6] = {1, 0, 0, 0, 0, 0};
     EXPECT_INT(&c, LG_PREC_F32, LG_BOOL, lt);
     c.code = LG_OP_GREATER_EQUAL;
@@ -838,14 +621,14 @@ LG_TEST(k_elementwise_comparisons_int_broadcast) {
 LG_TEST(k_elementwise_comparisons_quantized_unsupported) {
     const int8_t q[2] = {1, 2};
     const float sc[1] = {0.5f};
-    op_case c = bin(LG_OP_LESS, (t_in){LG_INT8, LG_DIMS(2), q, 0, sc, NULL, 1, 0}, (t_in){LG_INT8, LG_DIMS(2), q, 0, sc, NULL, 1, 0},
+    kt_op c = bin(LG_OP_LESS, (kt_tensor){LG_INT8, LG_DIMS(2), q, 0, sc, NULL, 1, 0}, (kt_tensor){LG_INT8, LG_DIMS(2), q, 0, sc, NULL, 1, 0},
                     LG_BOOL, LG_DIMS(2));
     EXPECT_FAIL(&c, LG_ERR_UNSUPPORTED, "INT8");
 }
 
 LG_TEST(k_elementwise_logical_and_or_not) {
     const uint8_t a[4] = {0, 1, 0, 1}, b[4] = {0, 0, 1, 1};
-    op_case c = bin(LG_OP_LOGICAL_AND, IN_T(LG_BOOL, LG_DIMS(4), a), IN_T(LG_BOOL, LG_DIMS(4), b), LG_BOOL, LG_DIMS(4));
+    kt_op c = bin(LG_OP_LOGICAL_AND, IN_T(LG_BOOL, LG_DIMS(4), a), IN_T(LG_BOOL, LG_DIMS(4), b), LG_BOOL, LG_DIMS(4));
     const int64_t and_[4] = {0, 0, 0, 1};
     EXPECT_INT(&c, LG_PREC_F32, LG_BOOL, and_);
     c.code = LG_OP_LOGICAL_OR;
@@ -868,23 +651,23 @@ LG_TEST(k_elementwise_logical_and_or_not) {
 
 LG_TEST(k_elementwise_add_n_float_int) {
     const float a[3] = {1, 2, 3}, b[3] = {10, 20, 30}, d[3] = {100, 200, 300};
-    op_case c;
+    kt_op c;
     memset(&c, 0, sizeof c);
     c.code = LG_OP_ADD_N;
     c.n_in = 3;
     c.in[0] = IN_F(LG_DIMS(3), a);
     c.in[1] = CONST_F(LG_DIMS(3), b);
     c.in[2] = IN_F(LG_DIMS(3), d);
-    c.out_type = LG_FLOAT32;
-    c.out_shape = LG_DIMS(3);
+    c.out[0].type = LG_FLOAT32;
+    c.out[0].shape = LG_DIMS(3);
     const float want[3] = {111, 222, 333};
     for (int p = 0; p < 3; p++) EXPECT_F32(&c, all_prec[p], want, 0);
     const int32_t ia[2] = {INT32_MAX, 1}, ib[2] = {1, 2};
     c.n_in = 2;
     c.in[0] = IN_T(LG_INT32, LG_DIMS(2), ia);
     c.in[1] = IN_T(LG_INT32, LG_DIMS(2), ib);
-    c.out_type = LG_INT32;
-    c.out_shape = LG_DIMS(2);
+    c.out[0].type = LG_INT32;
+    c.out[0].shape = LG_DIMS(2);
     const int64_t iw[2] = {INT32_MIN, 3};
     EXPECT_INT(&c, LG_PREC_F32, LG_INT32, iw);
     /* ADD_N does not broadcast */
@@ -896,15 +679,15 @@ LG_TEST(k_elementwise_add_n_half_accumulator_rounds_each_step) {
     /* f16: 2048 + 1 = 2049 rounds (ties to even) to 2048, twice: 2048. f32: 2050, which a half
        holds exactly (spacing 2 in [2048, 4096)). */
     const float a[1] = {2048}, one[1] = {1};
-    op_case c;
+    kt_op c;
     memset(&c, 0, sizeof c);
     c.code = LG_OP_ADD_N;
     c.n_in = 3;
     c.in[0] = IN_F(LG_DIMS(1), a);
     c.in[1] = IN_F(LG_DIMS(1), one);
     c.in[2] = IN_F(LG_DIMS(1), one);
-    c.out_type = LG_FLOAT32;
-    c.out_shape = LG_DIMS(1);
+    c.out[0].type = LG_FLOAT32;
+    c.out[0].shape = LG_DIMS(1);
     const float w16[1] = {2048}, w32[1] = {2050};
     EXPECT_F32(&c, LG_PREC_F16, w16, 0);
     EXPECT_F32(&c, LG_PREC_F32, w32, 0);
@@ -973,29 +756,29 @@ LG_TEST(k_elementwise_unary_math_known_values) {
         {LG_OP_SIGN, {-3, 0, NAN}, {-1, 0, 0}, 0},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        op_case c = un(cases[k].code, IN_F(LG_DIMS(3), cases[k].x), LG_FLOAT32, LG_DIMS(3));
-        expect_f32_at(&c, LG_PREC_F32, cases[k].want, 3, cases[k].tol, __LINE__);
+        kt_op c = un(cases[k].code, IN_F(LG_DIMS(3), cases[k].x), LG_FLOAT32, LG_DIMS(3));
+        kt_expect_f32(__FILE__, __LINE__, &c, LG_PREC_F32, g_threads, cases[k].want, 3, cases[k].tol);
     }
 }
 
 LG_TEST(k_elementwise_round_half_to_even_and_zero_sign) {
     const float x[10] = {0.5f, 1.5f, 2.5f, -0.5f, -1.5f, -2.5f, 2.4f, -0.4f, -0.0f, 8388609.0f};
-    op_case c = un(LG_OP_ROUND, IN_F(LG_DIMS(10), x), LG_FLOAT32, LG_DIMS(10));
+    kt_op c = un(LG_OP_ROUND, IN_F(LG_DIMS(10), x), LG_FLOAT32, LG_DIMS(10));
     const float want[10] = {0, 2, 2, 0, -2, -2, 2, 0, 0, 8388609.0f};
-    op_run r;
-    if (!run_ok(&c, LG_PREC_F32, &r, __LINE__)) return;
-    check_f32_at(&r, want, 10, 0, __LINE__);
-    const float *o = r.data;
+    kt_model r;
+    if (!RUN_OK(&c, LG_PREC_F32, &r)) return;
+    CHECK_OUT_F32(&r, want, 10, 0);
+    const float *o = kt_f32(&r, 0);
     /* TFLite's RoundToNearest returns floor + 1 = +0 for -0.5 and -0.4, and keeps -0 */
     CHECK(!signbit(o[3]));
     CHECK(!signbit(o[7]));
     CHECK(signbit(o[8]));
-    free_run(&r);
+    kt_free(&r);
 }
 
 LG_TEST(k_elementwise_unary_int32_int64) {
     const int32_t x[4] = {-5, 0, 7, INT32_MIN};
-    op_case c = un(LG_OP_ABS, IN_T(LG_INT32, LG_DIMS(4), x), LG_INT32, LG_DIMS(4));
+    kt_op c = un(LG_OP_ABS, IN_T(LG_INT32, LG_DIMS(4), x), LG_INT32, LG_DIMS(4));
     const int64_t ab[4] = {5, 0, 7, INT32_MIN};
     EXPECT_INT(&c, LG_PREC_F32, LG_INT32, ab);
     c.code = LG_OP_NEG;
@@ -1027,20 +810,20 @@ static double ulps(float got, double want) {
    subnormal there). LG_PREC_F16 keeps the reference's branches. */
 LG_TEST(k_elementwise_logistic_fp32_full_sigmoid) {
     const float x[8] = {0, 1, -1, 20, -10, 17, -90, 90};
-    op_case c = un(LG_OP_LOGISTIC, IN_F(LG_DIMS(8), x), LG_FLOAT32, LG_DIMS(8));
+    kt_op c = un(LG_OP_LOGISTIC, IN_F(LG_DIMS(8), x), LG_FLOAT32, LG_DIMS(8));
     /* sigmoid(17) = 1 - 4.14e-8 rounds to 1 - 2^-24 (0x1.fffffep-1; TFLite's reference: 1);
        sigmoid(-10) = 4.539786870e-5 (TFLite's reference: exp(-10) = 4.539992976e-5) */
     const float want[8] = {0.5f, 0.7310585786f, 0.2689414214f, 1, 4.539786870e-5f, 0x1.fffffep-1f, 0, 1};
     EXPECT_F32(&c, LG_PREC_F32, want, 1e-7);
-    op_run r;
-    if (run_ok(&c, LG_PREC_F32, &r, __LINE__)) {
-        const float *o = r.data;
+    kt_model r;
+    if (RUN_OK(&c, LG_PREC_F32, &r)) {
+        const float *o = kt_f32(&r, 0);
         CHECK(o[0] == 0.5f);
         CHECK(o[3] == 1.0f);
         CHECK(o[5] == 0x1.fffffep-1f);
         CHECK_NEAR(o[4] / (1.0 / (1.0 + exp(10.0))), 1, 3e-7); /* the whole sigmoid, not exp(-10) */
         CHECK(o[6] == 0.0f && o[7] == 1.0f);
-        free_run(&r);
+        kt_free(&r);
     }
     /* specials */
     const float sx[4] = {NAN, INFINITY, -INFINITY, -0.0f};
@@ -1092,10 +875,10 @@ LG_TEST(k_elementwise_logistic_fp32_xnnpack_order_and_accuracy) {
         differs_from_reference += want[i] != ref;
     }
     CHECK(differs_from_reference > 1000); /* the test tells the two apart */
-    op_case c = un(LG_OP_LOGISTIC, IN_F(LG_DIMS(2 * N), x), LG_FLOAT32, LG_DIMS(2 * N));
-    op_run r;
-    if (!run_ok(&c, LG_PREC_F32, &r, __LINE__)) return;
-    const float *o = r.data;
+    kt_op c = un(LG_OP_LOGISTIC, IN_F(LG_DIMS(2 * N), x), LG_FLOAT32, LG_DIMS(2 * N));
+    kt_model r;
+    if (!RUN_OK(&c, LG_PREC_F32, &r)) return;
+    const float *o = kt_f32(&r, 0);
     CHECK(memcmp(o, want, sizeof want) == 0);
     double worst = 0;
     float at = 0;
@@ -1105,15 +888,15 @@ LG_TEST(k_elementwise_logistic_fp32_xnnpack_order_and_accuracy) {
         if (e > worst) { worst = e; at = x[i]; }
     }
     if (worst > 4.0) tf_fail(__FILE__, __LINE__, "LOGISTIC: %.2f ulp at x = %.9g (allowed 4)", worst, (double)at);
-    free_run(&r);
+    kt_free(&r);
     /* LG_PREC_F32_F16 computes the same fp32 arithmetic on half-rounded inputs */
-    if (run_ok(&c, LG_PREC_F32_F16, &r, __LINE__)) {
-        o = r.data;
+    if (RUN_OK(&c, LG_PREC_F32_F16, &r)) {
+        o = kt_f32(&r, 0);
         int bad = 0;
         for (int i = 0; i < 2 * N && !bad; i++)
             bad = o[i] != lg_round_half(naive_sigmoid_xnn(lg_round_half(x[i])));
         CHECK(!bad);
-        free_run(&r);
+        kt_free(&r);
     }
 }
 
@@ -1130,10 +913,10 @@ LG_TEST(k_elementwise_exp_tanh_within_2_ulp) {
     const int32_t codes[2] = {LG_OP_EXP, LG_OP_TANH};
     const double tol[2] = {1.0, 1.5};
     for (int k = 0; k < 2; k++) {
-        op_case c = un(codes[k], IN_F(LG_DIMS(2 * N), x), LG_FLOAT32, LG_DIMS(2 * N));
-        op_run r;
-        if (!run_ok(&c, LG_PREC_F32, &r, __LINE__)) continue;
-        const float *o = r.data;
+        kt_op c = un(codes[k], IN_F(LG_DIMS(2 * N), x), LG_FLOAT32, LG_DIMS(2 * N));
+        kt_model r;
+        if (!RUN_OK(&c, LG_PREC_F32, &r)) continue;
+        const float *o = kt_f32(&r, 0);
         double worst = 0;
         float at = 0;
         for (int i = 0; i < 2 * N; i++) {
@@ -1145,11 +928,11 @@ LG_TEST(k_elementwise_exp_tanh_within_2_ulp) {
         if (worst > tol[k])
             tf_fail(__FILE__, __LINE__, "%s: %.2f ulp at x = %.9g (allowed %.1f)", lg_builtin_name(codes[k]), worst,
                     (double)at, tol[k]);
-        free_run(&r);
+        kt_free(&r);
     }
     /* specials: NaN, +-inf, the last finite exp, overflow, a subnormal */
     const float sx[6] = {NAN, INFINITY, -INFINITY, 88.72f, 88.73f, -103.9f};
-    op_case c = un(LG_OP_EXP, IN_F(LG_DIMS(6), sx), LG_FLOAT32, LG_DIMS(6));
+    kt_op c = un(LG_OP_EXP, IN_F(LG_DIMS(6), sx), LG_FLOAT32, LG_DIMS(6));
     const float we[6] = {NAN, INFINITY, 0, 3.39318e38f, INFINITY, 1.4013e-45f};
     EXPECT_F32(&c, LG_PREC_F32, we, 1e32);
     c.code = LG_OP_TANH;
@@ -1166,22 +949,22 @@ LG_TEST(k_elementwise_relu_family_edges_and_nan) {
         {LG_OP_RELU_0_TO_1, {0, 0, 0, 0, 0.5f, 1, NAN}},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        op_case c = un(cases[k].code, IN_F(LG_DIMS(7), x), LG_FLOAT32, LG_DIMS(7));
-        for (int p = 0; p < 3; p++) expect_f32_at(&c, all_prec[p], cases[k].want, 7, 0, __LINE__);
+        kt_op c = un(cases[k].code, IN_F(LG_DIMS(7), x), LG_FLOAT32, LG_DIMS(7));
+        for (int p = 0; p < 3; p++) kt_expect_f32(__FILE__, __LINE__, &c, all_prec[p], g_threads, cases[k].want, 7, 0);
     }
     /* a quantized RELU is refused */
     const int8_t q[2] = {0};
     const float sc[1] = {1};
-    op_case c = un(LG_OP_RELU, (t_in){LG_INT8, LG_DIMS(2), q, 0, sc, NULL, 1, 0}, LG_INT8, LG_DIMS(2));
-    c.oscale = sc;
-    c.onq = 1;
+    kt_op c = un(LG_OP_RELU, (kt_tensor){LG_INT8, LG_DIMS(2), q, 0, sc, NULL, 1, 0}, LG_INT8, LG_DIMS(2));
+    c.out[0].scale = sc;
+    c.out[0].nq = 1;
     EXPECT_FAIL(&c, LG_ERR_UNSUPPORTED, "quantized arithmetic is not implemented");
 }
 
 LG_TEST(k_elementwise_leaky_relu_alpha) {
     const float x[11] = {-10, -1, 0, 2, -4, 5, -0.5f, 3, -8, 1, -2}; /* 11: a block and a tail */
     lg_leaky_relu_options o = {0.2f};
-    op_case c = un(LG_OP_LEAKY_RELU, IN_F(LG_DIMS(11), x), LG_FLOAT32, LG_DIMS(11));
+    kt_op c = un(LG_OP_LEAKY_RELU, IN_F(LG_DIMS(11), x), LG_FLOAT32, LG_DIMS(11));
     c.kind = LG_OPTS_LEAKY_RELU_OPTIONS;
     c.opts = &o;
     float want[11];
@@ -1196,7 +979,7 @@ LG_TEST(k_elementwise_leaky_relu_alpha) {
 
 LG_TEST(k_elementwise_elu_hard_swish) {
     const float x[4] = {-1, 0, 2, -20};
-    op_case c = un(LG_OP_ELU, IN_F(LG_DIMS(4), x), LG_FLOAT32, LG_DIMS(4));
+    kt_op c = un(LG_OP_ELU, IN_F(LG_DIMS(4), x), LG_FLOAT32, LG_DIMS(4));
     const float elu[4] = {-0.6321205588f, 0, 2, -0.9999999979f};
     EXPECT_F32(&c, LG_PREC_F32, elu, 1e-7);
     /* x * relu6(x + 3) / 6 */
@@ -1229,7 +1012,7 @@ LG_TEST(k_elementwise_hard_swish_fp32_xnnpack_order) {
        (TFLite: -0x1.aaaaaap-3); at and past the clamps both are exact */
     const float x[8] = {2, -1, -2.5f, -3, 3, -4, 4, 0};
     const float want[8] = {0x1.aaaaacp+0f, -0x1.555554p-2f, -0x1.aaaaa4p-3f, -0.0f, 3, -0.0f, 4, 0};
-    op_case c = un(LG_OP_HARD_SWISH, IN_F(LG_DIMS(8), x), LG_FLOAT32, LG_DIMS(8));
+    kt_op c = un(LG_OP_HARD_SWISH, IN_F(LG_DIMS(8), x), LG_FLOAT32, LG_DIMS(8));
     EXPECT_F32(&c, LG_PREC_F32, want, 0);
     /* a sweep over [-6.2, 6.2] against the naive loop, bit for bit */
     enum { N = 1201 };
@@ -1242,18 +1025,18 @@ LG_TEST(k_elementwise_hard_swish_fp32_xnnpack_order) {
     }
     CHECK(differs > 100); /* the orders really differ */
     c = un(LG_OP_HARD_SWISH, IN_F(LG_DIMS(N), xs), LG_FLOAT32, LG_DIMS(N));
-    op_run r;
-    if (run_ok(&c, LG_PREC_F32, &r, __LINE__)) {
-        CHECK(memcmp(r.data, ws, sizeof ws) == 0);
-        free_run(&r);
+    kt_model r;
+    if (RUN_OK(&c, LG_PREC_F32, &r)) {
+        CHECK(memcmp(kt_f32(&r, 0), ws, sizeof ws) == 0);
+        kt_free(&r);
     }
     /* LG_PREC_F16 still rounds TFLite's order once at the output (input rounded to half) */
-    if (run_ok(&c, LG_PREC_F16, &r, __LINE__)) {
-        const float *o = r.data;
+    if (RUN_OK(&c, LG_PREC_F16, &r)) {
+        const float *o = kt_f32(&r, 0);
         int bad = 0;
         for (int i = 0; i < N && !bad; i++) bad = o[i] != lg_round_half(naive_hswish_tflite(lg_round_half(xs[i])));
         CHECK(!bad);
-        free_run(&r);
+        kt_free(&r);
     }
 }
 
@@ -1261,16 +1044,16 @@ LG_TEST(k_elementwise_gelu_exact_and_tanh) {
     /* exact: x * Phi(x); Phi(1) = 0.841344746, Phi(-3) = 0.001349898, Phi(-10) = 7.6199e-24 */
     const float x[4] = {1, -3, 0, -10};
     lg_gelu_options o = {false};
-    op_case c = un(LG_OP_GELU, IN_F(LG_DIMS(4), x), LG_FLOAT32, LG_DIMS(4));
+    kt_op c = un(LG_OP_GELU, IN_F(LG_DIMS(4), x), LG_FLOAT32, LG_DIMS(4));
     c.kind = LG_OPTS_GELU_OPTIONS;
     c.opts = &o;
     const float exact[4] = {0.8413447461f, -0.0040496941f, 0, -7.619853e-23f};
     EXPECT_F32(&c, LG_PREC_F32, exact, 1e-7);
-    op_run r;
-    if (run_ok(&c, LG_PREC_F32, &r, __LINE__)) {
+    kt_model r;
+    if (RUN_OK(&c, LG_PREC_F32, &r)) {
         /* the erfc form keeps the tiny tail that 1 + erf would cancel to 0 */
-        CHECK_NEAR(((const float *)r.data)[3] / -7.619853e-23f, 1, 1e-4);
-        free_run(&r);
+        CHECK_NEAR(((const float *)kt_f32(&r, 0))[3] / -7.619853e-23f, 1, 1e-4);
+        kt_free(&r);
     }
     /* tanh form: 0.5 x (1 + tanh(0.7978845608 (x + 0.044715 x^3))) */
     o.approximate = true;
@@ -1287,15 +1070,15 @@ LG_TEST(k_elementwise_gelu_exact_and_tanh) {
 LG_TEST(k_elementwise_select_same_shape_scalar_and_rank_one) {
     const uint8_t cnd[6] = {1, 0, 1, 0, 0, 1};
     const float x[6] = {1, 2, 3, 4, 5, 6}, y[6] = {-1, -2, -3, -4, -5, -6};
-    op_case c;
+    kt_op c;
     memset(&c, 0, sizeof c);
     c.code = LG_OP_SELECT;
     c.n_in = 3;
     c.in[0] = IN_T(LG_BOOL, LG_DIMS(2, 3), cnd);
     c.in[1] = IN_F(LG_DIMS(2, 3), x);
     c.in[2] = IN_F(LG_DIMS(2, 3), y);
-    c.out_type = LG_FLOAT32;
-    c.out_shape = LG_DIMS(2, 3);
+    c.out[0].type = LG_FLOAT32;
+    c.out[0].shape = LG_DIMS(2, 3);
     const float w1[6] = {1, -2, 3, -4, -5, 6};
     EXPECT_F32(&c, LG_PREC_F32, w1, 0);
     /* rank-1 condition over the first dimension picks whole rows */
@@ -1318,15 +1101,15 @@ LG_TEST(k_elementwise_select_v2_broadcasts_all_three) {
     /* condition [2,1,1], x [1,3,1]... here: cond [2,1], x [1,3], y scalar -> [2,3] */
     const uint8_t cnd[2] = {1, 0};
     const int32_t x[3] = {1, 2, 3}, y[1] = {-9};
-    op_case c;
+    kt_op c;
     memset(&c, 0, sizeof c);
     c.code = LG_OP_SELECT_V2;
     c.n_in = 3;
     c.in[0] = IN_T(LG_BOOL, LG_DIMS(2, 1), cnd);
     c.in[1] = IN_T(LG_INT32, LG_DIMS(1, 3), x);
     c.in[2] = CONST_T(LG_INT32, LG_SCALAR, y);
-    c.out_type = LG_INT32;
-    c.out_shape = LG_DIMS(2, 3);
+    c.out[0].type = LG_INT32;
+    c.out[0].shape = LG_DIMS(2, 3);
     const int64_t want[6] = {1, 2, 3, -9, -9, -9};
     EXPECT_INT(&c, LG_PREC_F32, LG_INT32, want);
     /* a 4-D case against the naive loop: cond [2,1,4,1], x [3,1,5], y [2,3,4,5] (float) */
@@ -1344,22 +1127,22 @@ LG_TEST(k_elementwise_select_v2_broadcasts_all_three) {
     c.in[0] = IN_T(LG_BOOL, ((lg_dims){sc, 4}), cb);
     c.in[1] = IN_F(((lg_dims){sx, 3}), xb);
     c.in[2] = IN_F(((lg_dims){sy, 4}), yb);
-    c.out_type = LG_FLOAT32;
-    c.out_shape = (lg_dims){so, 4};
+    c.out[0].type = LG_FLOAT32;
+    c.out[0].shape = (lg_dims){so, 4};
     EXPECT_F32(&c, LG_PREC_F32, wb, 0);
     /* BOOL and INT64 payloads, same shapes */
     const uint8_t bx[2] = {1, 1}, by[2] = {0, 0}, bc[2] = {0, 1};
     c.in[0] = IN_T(LG_BOOL, LG_DIMS(2), bc);
     c.in[1] = IN_T(LG_BOOL, LG_DIMS(2), bx);
     c.in[2] = IN_T(LG_BOOL, LG_DIMS(2), by);
-    c.out_type = LG_BOOL;
-    c.out_shape = LG_DIMS(2);
+    c.out[0].type = LG_BOOL;
+    c.out[0].shape = LG_DIMS(2);
     const int64_t wbool[2] = {0, 1};
     EXPECT_INT(&c, LG_PREC_F32, LG_BOOL, wbool);
     const int64_t lx[2] = {(int64_t)1 << 50, 2}, ly[2] = {-1, -2};
     c.in[1] = IN_T(LG_INT64, LG_DIMS(2), lx);
     c.in[2] = IN_T(LG_INT64, LG_DIMS(2), ly);
-    c.out_type = LG_INT64;
+    c.out[0].type = LG_INT64;
     const int64_t wl[2] = {-1, 2};
     EXPECT_INT(&c, LG_PREC_F32, LG_INT64, wl);
     /* x and y of different types */
@@ -1371,37 +1154,37 @@ LG_TEST(k_elementwise_select_v2_broadcasts_all_three) {
 
 LG_TEST(k_elementwise_cast_float_to_int_truncates_and_saturates) {
     const float x[7] = {2.7f, -2.7f, NAN, 3e9f, -3e9f, 300, -1};
-    op_case c = un(LG_OP_CAST, IN_F(LG_DIMS(7), x), LG_INT32, LG_DIMS(7));
+    kt_op c = un(LG_OP_CAST, IN_F(LG_DIMS(7), x), LG_INT32, LG_DIMS(7));
     const int64_t i32[7] = {2, -2, 0, INT32_MAX, INT32_MIN, 300, -1};
     EXPECT_INT(&c, LG_PREC_F32, LG_INT32, i32);
     /* narrower types keep the low bits of the (saturated) 32-bit value: 300 -> 44, -1 -> 255 */
-    c.out_type = LG_UINT8;
+    c.out[0].type = LG_UINT8;
     const int64_t u8[7] = {2, 254, 0, 255, 0, 44, 255};
     EXPECT_INT(&c, LG_PREC_F32, LG_UINT8, u8);
-    c.out_type = LG_INT8;
+    c.out[0].type = LG_INT8;
     const int64_t i8[7] = {2, -2, 0, -1, 0, 44, -1};
     EXPECT_INT(&c, LG_PREC_F32, LG_INT8, i8);
-    c.out_type = LG_INT64;
+    c.out[0].type = LG_INT64;
     const int64_t i64[7] = {2, -2, 0, 3000000000LL, -3000000000LL, 300, -1};
     EXPECT_INT(&c, LG_PREC_F32, LG_INT64, i64);
-    c.out_type = LG_BOOL;
+    c.out[0].type = LG_BOOL;
     const int64_t bl[7] = {1, 1, 1, 1, 1, 1, 1}; /* NaN != 0 */
     EXPECT_INT(&c, LG_PREC_F32, LG_BOOL, bl);
-    c.out_type = LG_UINT32;
+    c.out[0].type = LG_UINT32;
     const int64_t u32[7] = {2, 0, 0, 3000000000LL, 0, 300, 0};
     EXPECT_INT(&c, LG_PREC_F32, LG_UINT32, u32);
 }
 
 LG_TEST(k_elementwise_cast_int_to_float_and_int) {
     const int64_t x[4] = {((int64_t)1 << 24) + 1, -3, ((int64_t)1 << 32) + 5, 200};
-    op_case c = un(LG_OP_CAST, IN_T(LG_INT64, LG_DIMS(4), x), LG_FLOAT32, LG_DIMS(4));
+    kt_op c = un(LG_OP_CAST, IN_T(LG_INT64, LG_DIMS(4), x), LG_FLOAT32, LG_DIMS(4));
     /* 2^24 + 1 rounds to nearest even: 2^24 */
     const float wf[4] = {16777216.0f, -3, 4294967301.0f, 200};
     EXPECT_F32(&c, LG_PREC_F32, wf, 0);
-    c.out_type = LG_INT32;
+    c.out[0].type = LG_INT32;
     const int64_t w32[4] = {((int64_t)1 << 24) + 1, -3, 5, 200}; /* low 32 bits */
     EXPECT_INT(&c, LG_PREC_F32, LG_INT32, w32);
-    c.out_type = LG_INT8;
+    c.out[0].type = LG_INT8;
     const int64_t w8[4] = {1, -3, 5, -56}; /* 200 - 256 */
     EXPECT_INT(&c, LG_PREC_F32, LG_INT8, w8);
     const uint8_t b[3] = {0, 1, 7};
@@ -1413,7 +1196,7 @@ LG_TEST(k_elementwise_cast_int_to_float_and_int) {
     const int64_t wi[3] = {0, 1, 1};
     EXPECT_INT(&c, LG_PREC_F32, LG_BOOL, wi);
     /* FLOAT64 is not held exactly */
-    c.out_type = LG_FLOAT64;
+    c.out[0].type = LG_FLOAT64;
     EXPECT_FAIL(&c, LG_ERR_UNSUPPORTED, "FLOAT64");
 }
 
@@ -1421,7 +1204,7 @@ LG_TEST(k_elementwise_cast_to_float16_rounds_in_every_mode) {
     /* 1/3 -> 0x3555 = 0.333251953125; 65519 -> 65504 (below the halfway point 65520);
        70000 -> inf; 2049 -> 2048 (tie to even) */
     const float x[4] = {1.0f / 3.0f, 65519, 70000, 2049};
-    op_case c = un(LG_OP_CAST, IN_F(LG_DIMS(4), x), LG_FLOAT16, LG_DIMS(4));
+    kt_op c = un(LG_OP_CAST, IN_F(LG_DIMS(4), x), LG_FLOAT16, LG_DIMS(4));
     const float want[4] = {0.333251953125f, 65504, INFINITY, 2048};
     for (int p = 0; p < 3; p++) EXPECT_F32(&c, all_prec[p], want, 0);
     /* and back: FLOAT16 -> FLOAT32 keeps the half values */
@@ -1437,7 +1220,7 @@ LG_TEST(k_elementwise_cast_to_float16_rounds_in_every_mode) {
 
 LG_TEST(k_elementwise_zeros_like) {
     const float x[3] = {1, NAN, -2};
-    op_case c = un(LG_OP_ZEROS_LIKE, IN_F(LG_DIMS(3), x), LG_FLOAT32, LG_DIMS(3));
+    kt_op c = un(LG_OP_ZEROS_LIKE, IN_F(LG_DIMS(3), x), LG_FLOAT32, LG_DIMS(3));
     const float w[3] = {0, 0, 0};
     EXPECT_F32(&c, LG_PREC_F32, w, 0);
     const int64_t l[2] = {5, -5};
@@ -1445,10 +1228,10 @@ LG_TEST(k_elementwise_zeros_like) {
     const int64_t wl[2] = {0, 0};
     EXPECT_INT(&c, LG_PREC_F32, LG_INT64, wl);
     c = un(LG_OP_ZEROS_LIKE, IN_F(LG_DIMS(0), NULL), LG_FLOAT32, LG_DIMS(0));
-    op_run r;
-    if (run_ok(&c, LG_PREC_F32, &r, __LINE__)) {
-        CHECK_EQ_INT(r.numel, 0);
-        free_run(&r);
+    kt_model r;
+    if (RUN_OK(&c, LG_PREC_F32, &r)) {
+        CHECK_EQ_INT(kt_out(&r, 0).numel, 0);
+        kt_free(&r);
     }
 }
 
@@ -1459,7 +1242,7 @@ LG_TEST(k_elementwise_dequantize_per_tensor) {
     const int8_t q8[4] = {-128, -1, 0, 127};
     const float s8[1] = {0.5f};
     const int64_t z8[1] = {-1};
-    op_case c = un(LG_OP_DEQUANTIZE, (t_in){LG_INT8, LG_DIMS(4), q8, 1, s8, z8, 1, 0}, LG_FLOAT32, LG_DIMS(4));
+    kt_op c = un(LG_OP_DEQUANTIZE, (kt_tensor){LG_INT8, LG_DIMS(4), q8, 1, s8, z8, 1, 0}, LG_FLOAT32, LG_DIMS(4));
     const float w8[4] = {-63.5f, 0, 0.5f, 64};
     EXPECT_F32(&c, LG_PREC_F32, w8, 0);
     c.in[0].is_const = 0; /* a runtime input takes the same path */
@@ -1467,12 +1250,12 @@ LG_TEST(k_elementwise_dequantize_per_tensor) {
     const uint8_t qu[3] = {0, 128, 255};
     const float su[1] = {0.25f};
     const int64_t zu[1] = {128};
-    c = un(LG_OP_DEQUANTIZE, (t_in){LG_UINT8, LG_DIMS(3), qu, 1, su, zu, 1, 0}, LG_FLOAT32, LG_DIMS(3));
+    c = un(LG_OP_DEQUANTIZE, (kt_tensor){LG_UINT8, LG_DIMS(3), qu, 1, su, zu, 1, 0}, LG_FLOAT32, LG_DIMS(3));
     const float wu[3] = {-32, 0, 31.75f};
     EXPECT_F32(&c, LG_PREC_F32, wu, 0);
     const int16_t q16[3] = {-32768, 1, 32767};
     const float s16[1] = {1.0f / 1024};
-    c = un(LG_OP_DEQUANTIZE, (t_in){LG_INT16, LG_DIMS(3), q16, 1, s16, NULL, 1, 0}, LG_FLOAT32, LG_DIMS(3));
+    c = un(LG_OP_DEQUANTIZE, (kt_tensor){LG_INT16, LG_DIMS(3), q16, 1, s16, NULL, 1, 0}, LG_FLOAT32, LG_DIMS(3));
     const float w16[3] = {-32, 1.0f / 1024, 32767.0f / 1024};
     EXPECT_F32(&c, LG_PREC_F32, w16, 0);
     /* without a scale the model is malformed */
@@ -1485,7 +1268,7 @@ LG_TEST(k_elementwise_dequantize_per_channel) {
     const int8_t q[6] = {1, 2, 3, -1, -2, -3};
     const float sc[3] = {1, 0.5f, 0.25f};
     const int64_t zp[3] = {0, 2, -1};
-    op_case c = un(LG_OP_DEQUANTIZE, (t_in){LG_INT8, LG_DIMS(2, 3), q, 1, sc, zp, 3, 1}, LG_FLOAT32, LG_DIMS(2, 3));
+    kt_op c = un(LG_OP_DEQUANTIZE, (kt_tensor){LG_INT8, LG_DIMS(2, 3), q, 1, sc, zp, 3, 1}, LG_FLOAT32, LG_DIMS(2, 3));
     const float want[6] = {1, 0, 1, -1, -2, -0.5f};
     EXPECT_F32(&c, LG_PREC_F32, want, 0);
     int8_t q2[17 * 3];
@@ -1495,7 +1278,7 @@ LG_TEST(k_elementwise_dequantize_per_channel) {
         q2[i] = (int8_t)(i - 25);
         w2[i] = (float)(i - 25) * sc2[i / 3];
     }
-    c = un(LG_OP_DEQUANTIZE, (t_in){LG_INT8, LG_DIMS(17, 3), q2, 1, sc2, NULL, 17, 0}, LG_FLOAT32, LG_DIMS(17, 3));
+    c = un(LG_OP_DEQUANTIZE, (kt_tensor){LG_INT8, LG_DIMS(17, 3), q2, 1, sc2, NULL, 17, 0}, LG_FLOAT32, LG_DIMS(17, 3));
     EXPECT_F32(&c, LG_PREC_F32, w2, 0);
 }
 
@@ -1503,7 +1286,7 @@ LG_TEST(k_elementwise_dequantize_float16) {
     /* FLOAT16 weights: 0x3C00 = 1, 0x3555 = 0.333251953125, 0x7BFF = 65504, 0xFC00 = -inf,
        0x0001 = 2^-24 (the smallest subnormal) */
     const uint16_t h[5] = {0x3C00, 0x3555, 0x7BFF, 0xFC00, 0x0001};
-    op_case c = un(LG_OP_DEQUANTIZE, CONST_T(LG_FLOAT16, LG_DIMS(5), h), LG_FLOAT32, LG_DIMS(5));
+    kt_op c = un(LG_OP_DEQUANTIZE, CONST_T(LG_FLOAT16, LG_DIMS(5), h), LG_FLOAT32, LG_DIMS(5));
     const float want[5] = {1, 0.333251953125f, 65504, -INFINITY, 5.9604644775390625e-8f};
     for (int p = 0; p < 3; p++) EXPECT_F32(&c, all_prec[p], want, 0);
     /* a runtime FLOAT16 input holds halves even in LG_PREC_F32 */
@@ -1522,20 +1305,20 @@ LG_TEST(k_elementwise_quantize_rounds_half_away_and_clamps) {
     const float x[6] = {1.25f, -1.25f, 0.74f, 100, -100, NAN};
     const float sc[1] = {0.5f};
     const int64_t zp[1] = {0};
-    op_case c = un(LG_OP_QUANTIZE, IN_F(LG_DIMS(6), x), LG_INT8, LG_DIMS(6));
-    c.oscale = sc;
-    c.ozp = zp;
-    c.onq = 1;
+    kt_op c = un(LG_OP_QUANTIZE, IN_F(LG_DIMS(6), x), LG_INT8, LG_DIMS(6));
+    c.out[0].scale = sc;
+    c.out[0].zp = zp;
+    c.out[0].nq = 1;
     const int64_t w8[6] = {3, -3, 1, 127, -128, 0};
     EXPECT_INT(&c, LG_PREC_F32, LG_INT8, w8);
     /* uint8 with zero point 128 */
     const int64_t zu[1] = {128};
-    c.out_type = LG_UINT8;
-    c.ozp = zu;
+    c.out[0].type = LG_UINT8;
+    c.out[0].zp = zu;
     const int64_t wu[6] = {131, 125, 129, 255, 0, 0};
     EXPECT_INT(&c, LG_PREC_F32, LG_UINT8, wu);
-    c.out_type = LG_INT16;
-    c.ozp = zp;
+    c.out[0].type = LG_INT16;
+    c.out[0].zp = zp;
     const int64_t w16[6] = {3, -3, 1, 200, -200, 0};
     EXPECT_INT(&c, LG_PREC_F32, LG_INT16, w16);
     /* per channel along dimension 1: scales (1, 0.1) */
@@ -1543,10 +1326,10 @@ LG_TEST(k_elementwise_quantize_rounds_half_away_and_clamps) {
     const float sc2[2] = {1, 0.1f};
     const int64_t zp2[2] = {0, 10};
     c = un(LG_OP_QUANTIZE, IN_F(LG_DIMS(2, 2), x2), LG_INT8, LG_DIMS(2, 2));
-    c.oscale = sc2;
-    c.ozp = zp2;
-    c.onq = 2;
-    c.oqdim = 1;
+    c.out[0].scale = sc2;
+    c.out[0].zp = zp2;
+    c.out[0].nq = 2;
+    c.out[0].qdim = 1;
     /* in float: 1.5 -> 2; 0.25f/0.1f = 2.5 -> 3, + 10; -2.5 -> -3; -0.05f/0.1f = -0.5 -> -1, + 10 */
     const int64_t wc[4] = {2, 13, -3, 9};
     EXPECT_INT(&c, LG_PREC_F32, LG_INT8, wc);
@@ -1555,13 +1338,13 @@ LG_TEST(k_elementwise_quantize_rounds_half_away_and_clamps) {
 LG_TEST(k_elementwise_quantize_refusals) {
     const int8_t q[2] = {0};
     const float sc[1] = {0.5f};
-    op_case c = un(LG_OP_QUANTIZE, (t_in){LG_INT8, LG_DIMS(2), q, 0, sc, NULL, 1, 0}, LG_INT8, LG_DIMS(2));
-    c.oscale = sc;
-    c.onq = 1;
+    kt_op c = un(LG_OP_QUANTIZE, (kt_tensor){LG_INT8, LG_DIMS(2), q, 0, sc, NULL, 1, 0}, LG_INT8, LG_DIMS(2));
+    c.out[0].scale = sc;
+    c.out[0].nq = 1;
     EXPECT_FAIL(&c, LG_ERR_UNSUPPORTED, "requantization");
     const float x[2] = {0};
     c = un(LG_OP_QUANTIZE, IN_F(LG_DIMS(2), x), LG_INT8, LG_DIMS(2));
     EXPECT_FAIL(&c, LG_ERR_FORMAT, "no quantization scale");
-    c.out_type = LG_INT32;
+    c.out[0].type = LG_INT32;
     EXPECT_FAIL(&c, LG_ERR_UNSUPPORTED, "INT32");
 }

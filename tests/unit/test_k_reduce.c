@@ -13,226 +13,56 @@
 #include "lg/lg.h"
 #include "lg/run.h"
 #include "run/k_conv.h"
+#include "kt.h"
 #include "tf.h"
 #include "util/half.h"
 
-/* ------------------------------------------------------------------ the one-op rig */
-
-typedef struct t_in {
-    lg_dtype type;
-    lg_dims shape;
-    const void *data;
-    int is_const;
-} t_in;
-
-typedef struct t_out {
-    lg_dtype type;
-    lg_dims shape;
-} t_out;
-
-typedef struct op_case {
-    int32_t code;
-    lg_opts_kind kind;
-    const void *opts;
-    int n_in;
-    t_in in[3];
-    int n_out;
-    t_out out[2];
-} op_case;
-
-typedef struct op_run {
-    lg_status st; /* of lg_interp_create (prepare) or, if that passed, of invoke */
-    lg_error err;
-    uint32_t rank[2];
-    int32_t shape[2][LG_MAX_RANK];
-    int64_t numel[2];
-    void *data[2]; /* malloc'ed copies of the outputs */
-} op_run;
+/* ------------------------------------------------------------------ the one-op rig (kt.h) */
 
 static const lg_precision all_prec[3] = {LG_PREC_F32, LG_PREC_F16, LG_PREC_F32_F16};
 
-static size_t esize(lg_dtype t) {
-    switch (t) {
-    case LG_INT64: return 8;
-    case LG_INT16: return 2;
-    case LG_INT8: case LG_UINT8: case LG_BOOL: return 1;
-    default: return 4;
-    }
-}
-
-static int64_t dims_numel(lg_dims d) {
-    int64_t n = 1;
-    for (uint32_t i = 0; i < d.n; i++) n *= d.v[i];
-    return n;
-}
-
-static void run_op(const op_case *c, lg_precision prec, op_run *r) {
-    memset(r, 0, sizeof *r);
-    lg_model *m = NULL;
-    r->st = lg_model_new(NULL, NULL, &m, &r->err);
-    if (r->st != LG_OK) return;
-    lg_builder b;
-    lg_builder_init(&b, m, 0);
-    int32_t ids_in[3], ids_out[2], graph_in[3];
-    uint32_t n_graph_in = 0;
-    static const char *in_names[3] = {"in0", "in1", "in2"}, *out_names[2] = {"out0", "out1"};
-    static const uint8_t dummy[8];
-    for (int i = 0; i < c->n_in; i++) {
-        const t_in *t = &c->in[i];
-        if (t->is_const) {
-            ids_in[i] = lg_b_const(&b, in_names[i], t->type, t->shape, t->data ? t->data : dummy,
-                                   (uint64_t)dims_numel(t->shape) * esize(t->type));
-        } else {
-            ids_in[i] = lg_b_tensor(&b, in_names[i], t->type, t->shape);
-            graph_in[n_graph_in++] = ids_in[i];
-        }
-    }
-    for (int o = 0; o < c->n_out; o++) ids_out[o] = lg_b_tensor(&b, out_names[o], c->out[o].type, c->out[o].shape);
-    lg_b_op_opts(&b, c->code, (lg_dims){ids_in, (uint32_t)c->n_in}, (lg_dims){ids_out, (uint32_t)c->n_out}, c->kind,
-                 c->opts);
-    lg_b_io(&b, (lg_dims){graph_in, n_graph_in}, (lg_dims){ids_out, (uint32_t)c->n_out});
-    if (b.status != LG_OK) {
-        r->st = b.status;
-        r->err = b.err;
-        lg_model_free(m);
-        return;
-    }
-    lg_run_options ro;
-    memset(&ro, 0, sizeof ro);
-    ro.precision = prec;
-    lg_interp *it = NULL;
-    r->st = lg_interp_create(m, &ro, &it, &r->err);
-    if (r->st == LG_OK) {
-        uint32_t k = 0;
-        for (int i = 0; i < c->n_in && r->st == LG_OK; i++) {
-            const t_in *t = &c->in[i];
-            if (t->is_const) continue;
-            lg_dtype st = t->type == LG_FLOAT16 ? LG_FLOAT32 : t->type;
-            r->st = lg_interp_set_input(it, k++, st, t->data ? t->data : dummy,
-                                        (uint64_t)dims_numel(t->shape) * esize(st), &r->err);
-        }
-        if (r->st == LG_OK) r->st = lg_interp_invoke(it, &r->err);
-        for (int o = 0; o < c->n_out && r->st == LG_OK; o++) {
-            lg_tensor_view v;
-            lg_interp_output(it, (uint32_t)o, &v);
-            r->rank[o] = v.rank;
-            memcpy(r->shape[o], v.shape, sizeof v.shape);
-            r->numel[o] = v.numel;
-            r->data[o] = malloc(v.nbytes ? (size_t)v.nbytes : 1);
-            if (r->data[o] && v.nbytes) memcpy(r->data[o], v.data, (size_t)v.nbytes);
-        }
-    }
-    lg_interp_free(it);
-    lg_model_free(m);
-}
-
-static void free_run(op_run *r) {
-    free(r->data[0]);
-    free(r->data[1]);
-    r->data[0] = r->data[1] = NULL;
-}
-
-/* Run and require success; returns 0 (after recording a failure) otherwise. */
-static int run_ok(const op_case *c, lg_precision prec, op_run *r, int line) {
-    run_op(c, prec, r);
-    if (r->st != LG_OK) {
-        tf_fail(__FILE__, line, "%s run failed (%s): %s", lg_precision_name(prec), lg_status_str(r->st), r->err.msg);
-        free_run(r);
-        return 0;
-    }
-    return 1;
-}
-
-static void check_f32_at(const op_run *r, int o, const float *want, int64_t n, double tol, lg_precision prec, int line) {
-    if (r->numel[o] != n) {
-        tf_fail(__FILE__, line, "%s: output %d has %lld elements, expected %lld", lg_precision_name(prec), o,
-                (long long)r->numel[o], (long long)n);
-        return;
-    }
-    const float *got = r->data[o];
-    for (int64_t i = 0; i < n; i++) {
-        double g = got[i], w = want[i];
-        int ok = (isnan(w) && isnan(g)) || (isinf(w) && g == w) || (isfinite(w) && fabs(g - w) <= tol);
-        if (!ok) {
-            tf_fail(__FILE__, line, "%s: output %d [%lld] == %.9g, expected %.9g +- %g", lg_precision_name(prec), o,
-                    (long long)i, g, w, tol);
-            return;
-        }
-    }
-}
-
-static void check_i64_at(const op_run *r, int o, lg_dtype t, const int64_t *want, int64_t n, int line) {
-    if (r->numel[o] != n) {
-        tf_fail(__FILE__, line, "output %d has %lld elements, expected %lld", o, (long long)r->numel[o], (long long)n);
-        return;
-    }
-    for (int64_t i = 0; i < n; i++) {
-        int64_t g;
-        const uint8_t *p = r->data[o];
-        switch (t) {
-        case LG_INT64: memcpy(&g, p + 8 * i, 8); break;
-        case LG_INT32: { int32_t v; memcpy(&v, p + 4 * i, 4); g = v; break; }
-        case LG_INT16: { int16_t v; memcpy(&v, p + 2 * i, 2); g = v; break; }
-        case LG_INT8: g = ((const int8_t *)p)[i]; break;
-        default: g = p[i]; break;
-        }
-        if (g != want[i]) {
-            tf_fail(__FILE__, line, "output %d [%lld] == %lld, expected %lld", o, (long long)i, (long long)g,
-                    (long long)want[i]);
-            return;
-        }
-    }
-}
-
-static void check_shape_at(const op_run *r, int o, lg_dims want, int line) {
-    int same = r->rank[o] == want.n;
-    for (uint32_t d = 0; same && d < want.n; d++) same = r->shape[o][d] == want.v[d];
-    if (!same) tf_fail(__FILE__, line, "output %d has the wrong shape (rank %u)", o, r->rank[o]);
-}
-
-/* Run in one precision and compare a float output. */
-static void expect_f32_at(const op_case *c, lg_precision prec, const float *want, int64_t n, double tol, int line) {
-    op_run r;
-    if (!run_ok(c, prec, &r, line)) return;
-    check_f32_at(&r, 0, want, n, tol, prec, line);
-    free_run(&r);
-}
-
+/* Output o of run r: float values within tol (prec names the mode), integers of type t, the shape. */
+#define CHECK_F32(r, o, want, n, tol, prec)                                                       \
+    do {                                                                                          \
+        lg_tensor_view v_ = kt_out((r), (o));                                                     \
+        kt_check_view_f32(__FILE__, __LINE__, lg_precision_name(prec), &v_, (want), (n), (tol), KT_ABS); \
+    } while (0)
+#define CHECK_I64(r, o, t, want, n)                                                               \
+    do {                                                                                          \
+        lg_tensor_view v_ = kt_out((r), (o));                                                     \
+        kt_check_view_ints(__FILE__, __LINE__, NULL, &v_, (t), (want), (n));                       \
+    } while (0)
+#define CHECK_SHAPE(r, o, ...) CHECK_SHAPE_D(r, o, LG_DIMS(__VA_ARGS__))
+#define CHECK_SHAPE_D(r, o, dims)                                                                 \
+    do {                                                                                          \
+        lg_tensor_view v_ = kt_out((r), (o));                                                     \
+        kt_check_view_shape(__FILE__, __LINE__, NULL, &v_, (dims));                               \
+    } while (0)
+/* Run in one precision and compare output 0 (FLOAT32, the declared shape). */
+#define EXPECT_F32(c, prec, want, n, tol) kt_expect_f32(__FILE__, __LINE__, (c), (prec), 1, (want), (n), (tol))
 /* Run in all three precisions: tol for LG_PREC_F32, tol16 for the half-storage modes. */
-static void expect_all_at(const op_case *c, const float *want, int64_t n, double tol, double tol16, int line) {
-    for (int p = 0; p < 3; p++) expect_f32_at(c, all_prec[p], want, n, p ? tol16 : tol, line);
-}
-
+#define EXPECT_ALL(c, want, n, tol, tol16)                                                        \
+    do {                                                                                          \
+        for (int p_ = 0; p_ < 3; p_++)                                                            \
+            kt_expect_f32(__FILE__, __LINE__, (c), all_prec[p_], 1, (want), (n), p_ ? (tol16) : (tol)); \
+    } while (0)
 /* Prepare (lg_interp_create) must fail with status st and a message containing substr. */
-static void expect_fail_at(const op_case *c, lg_status st, const char *substr, int line) {
-    op_run r;
-    run_op(c, LG_PREC_F32, &r);
-    if (r.st != st) tf_fail(__FILE__, line, "status %s, expected %s (%s)", lg_status_str(r.st), lg_status_str(st), r.err.msg);
-    else if (!strstr(r.err.msg, substr)) tf_fail(__FILE__, line, "message \"%s\" lacks \"%s\"", r.err.msg, substr);
-    free_run(&r);
-}
-
-#define CHECK_F32(r, o, want, n, tol, prec) check_f32_at(r, o, want, n, tol, prec, __LINE__)
-#define CHECK_I64(r, o, t, want, n) check_i64_at(r, o, t, want, n, __LINE__)
-#define CHECK_SHAPE(r, o, ...) check_shape_at(r, o, LG_DIMS(__VA_ARGS__), __LINE__)
-#define EXPECT_F32(c, prec, want, n, tol) expect_f32_at(c, prec, want, n, tol, __LINE__)
-#define EXPECT_ALL(c, want, n, tol, tol16) expect_all_at(c, want, n, tol, tol16, __LINE__)
-#define EXPECT_FAIL(c, st, substr) expect_fail_at(c, st, substr, __LINE__)
-#define RUN_OK(c, prec, r) run_ok(c, prec, r, __LINE__)
+#define EXPECT_FAIL(c, st, substr) kt_expect_fail(__FILE__, __LINE__, (c), LG_PREC_F32, (st), (substr))
+#define RUN_OK(c, prec, r) kt_run_ok(__FILE__, __LINE__, (c), (prec), 1, (r))
 
 /* A reduction op case: input x (runtime), axes constant INT32. */
-static op_case reduce_case(int32_t code, lg_dtype t, lg_dims xs, const void *x, lg_dims as, const int32_t *axes,
+static kt_op reduce_case(int32_t code, lg_dtype t, lg_dims xs, const void *x, lg_dims as, const int32_t *axes,
                            const lg_reducer_options *o, lg_dims ys) {
-    op_case c;
+    kt_op c;
     memset(&c, 0, sizeof c);
     c.code = code;
     c.kind = LG_OPTS_REDUCER_OPTIONS;
     c.opts = o;
     c.n_in = 2;
-    c.in[0] = (t_in){t, xs, x, 0};
-    c.in[1] = (t_in){LG_INT32, as, axes, 1};
+    c.in[0] = ((kt_tensor){t, xs, x, 0, NULL, NULL, 0, 0});
+    c.in[1] = ((kt_tensor){LG_INT32, as, axes, 1, NULL, NULL, 0, 0});
     c.n_out = 1;
-    c.out[0] = (t_out){t, ys};
+    c.out[0] = KT_OUT(t, ys);
     return c;
 }
 
@@ -246,20 +76,20 @@ static const float x1223[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
 LG_TEST(k_reduce_mean_spatial_keep_dims) {
     /* channel k: (1+4+7+10)/4 = 5.5, then 6.5, 7.5 */
     const float want[3] = {5.5f, 6.5f, 7.5f};
-    op_case c = reduce_case(LG_OP_MEAN, LG_FLOAT32, LG_DIMS(1, 2, 2, 3), x1223, LG_DIMS(2), (const int32_t[]){1, 2},
+    kt_op c = reduce_case(LG_OP_MEAN, LG_FLOAT32, LG_DIMS(1, 2, 2, 3), x1223, LG_DIMS(2), (const int32_t[]){1, 2},
                             &keep, LG_DIMS(1, 1, 1, 3));
     EXPECT_ALL(&c, want, 3, 0, 0);
-    op_run r;
+    kt_model r;
     if (RUN_OK(&c, LG_PREC_F32, &r)) {
         CHECK_SHAPE(&r, 0, 1, 1, 1, 3);
-        free_run(&r);
+        kt_free(&r);
     }
 }
 
 LG_TEST(k_reduce_mean_negative_and_duplicate_axes) {
     /* axes {-2, 1, 2, -3} resolve to {1, 2} (duplicates dropped); keep_dims false -> [1,3] */
     const float want[3] = {5.5f, 6.5f, 7.5f};
-    op_case c = reduce_case(LG_OP_MEAN, LG_FLOAT32, LG_DIMS(1, 2, 2, 3), x1223, LG_DIMS(4),
+    kt_op c = reduce_case(LG_OP_MEAN, LG_FLOAT32, LG_DIMS(1, 2, 2, 3), x1223, LG_DIMS(4),
                             (const int32_t[]){-2, 1, 2, -3}, &nokeep, LG_DIMS(1, 3));
     EXPECT_ALL(&c, want, 3, 0, 0);
 }
@@ -267,7 +97,7 @@ LG_TEST(k_reduce_mean_negative_and_duplicate_axes) {
 LG_TEST(k_reduce_mean_last_axis_and_no_options) {
     /* x[2,3] = {1,2,3},{4,5,6}; mean over -1 = {2, 5}; absent options mean keep_dims false */
     const float want[2] = {2, 5};
-    op_case c = reduce_case(LG_OP_MEAN, LG_FLOAT32, LG_DIMS(2, 3), x1223, LG_DIMS(1), (const int32_t[]){-1}, NULL,
+    kt_op c = reduce_case(LG_OP_MEAN, LG_FLOAT32, LG_DIMS(2, 3), x1223, LG_DIMS(1), (const int32_t[]){-1}, NULL,
                             LG_DIMS(2));
     c.kind = LG_OPTS_NONE;
     EXPECT_ALL(&c, want, 2, 0, 0);
@@ -275,8 +105,8 @@ LG_TEST(k_reduce_mean_last_axis_and_no_options) {
 
 LG_TEST(k_reduce_mean_int64_axes) {
     const int64_t axes[1] = {0};
-    op_case c = reduce_case(LG_OP_MEAN, LG_FLOAT32, LG_DIMS(2, 3), x1223, LG_DIMS(1), NULL, &keep, LG_DIMS(1, 3));
-    c.in[1] = (t_in){LG_INT64, LG_DIMS(1), axes, 1};
+    kt_op c = reduce_case(LG_OP_MEAN, LG_FLOAT32, LG_DIMS(2, 3), x1223, LG_DIMS(1), NULL, &keep, LG_DIMS(1, 3));
+    c.in[1] = ((kt_tensor){LG_INT64, LG_DIMS(1), axes, 1, NULL, NULL, 0, 0});
     /* columns: (1+4)/2, (2+5)/2, (3+6)/2 */
     const float want[3] = {2.5f, 3.5f, 4.5f};
     EXPECT_ALL(&c, want, 3, 0, 0);
@@ -290,7 +120,7 @@ LG_TEST(k_reduce_mean_fp32_spatial_sum_times_reciprocal) {
        {1, 1, 1}: 3 * fl(1/3) = 1.00000003 rounds to 1. LG_PREC_F16 divides (and rounds to
        half: 1.666 either way). */
     const float x[6] = {1, 1, 2, 1, 2, 1};
-    op_case c = reduce_case(LG_OP_MEAN, LG_FLOAT32, LG_DIMS(1, 3, 1, 2), x, LG_DIMS(2), (const int32_t[]){1, 2},
+    kt_op c = reduce_case(LG_OP_MEAN, LG_FLOAT32, LG_DIMS(1, 3, 1, 2), x, LG_DIMS(2), (const int32_t[]){1, 2},
                             &keep, LG_DIMS(1, 1, 1, 2));
     const float want[2] = {0x1.aaaaacp+0f, 1};
     EXPECT_F32(&c, LG_PREC_F32, want, 2, 0);
@@ -298,7 +128,7 @@ LG_TEST(k_reduce_mean_fp32_spatial_sum_times_reciprocal) {
     EXPECT_F32(&c, LG_PREC_F16, ((const float[]){1.6669922f, 1}), 2, 0);
     /* reducing the innermost dim still divides: {1, 2, 2} over axis -1 = 5 / 3 */
     const float r3[3] = {1, 2, 2};
-    op_case d = reduce_case(LG_OP_MEAN, LG_FLOAT32, LG_DIMS(1, 3), r3, LG_DIMS(1), (const int32_t[]){-1}, &keep,
+    kt_op d = reduce_case(LG_OP_MEAN, LG_FLOAT32, LG_DIMS(1, 3), r3, LG_DIMS(1), (const int32_t[]){-1}, &keep,
                             LG_DIMS(1, 1));
     EXPECT_F32(&d, LG_PREC_F32, ((const float[]){0x1.aaaaaap+0f}), 1, 0);
     /* a 7x7x13 pool against the naive loop in that order (rows in input order, then the
@@ -315,12 +145,12 @@ LG_TEST(k_reduce_mean_fp32_spatial_sum_times_reciprocal) {
         differs += wp[k] != sum / (float)(H * W);
     }
     CHECK(differs > 0);
-    op_case g = reduce_case(LG_OP_MEAN, LG_FLOAT32, LG_DIMS(1, H, W, C), p, LG_DIMS(2), (const int32_t[]){1, 2},
+    kt_op g = reduce_case(LG_OP_MEAN, LG_FLOAT32, LG_DIMS(1, H, W, C), p, LG_DIMS(2), (const int32_t[]){1, 2},
                             &nokeep, LG_DIMS(1, C));
-    op_run r;
+    kt_model r;
     if (RUN_OK(&g, LG_PREC_F32, &r)) {
-        CHECK(memcmp(r.data[0], wp, sizeof wp) == 0);
-        free_run(&r);
+        CHECK(memcmp(kt_f32(&r, 0), wp, sizeof wp) == 0);
+        kt_free(&r);
     }
 }
 
@@ -330,7 +160,7 @@ LG_TEST(k_reduce_mean_f16_layernorm_channel_sum_overflows) {
        storage is half: 175 is a half). */
     static float x[512];
     for (int i = 0; i < 512; i++) x[i] = 175.0f;
-    op_case c = reduce_case(LG_OP_MEAN, LG_FLOAT32, LG_DIMS(1, 1, 1, 512), x, LG_DIMS(1), (const int32_t[]){3},
+    kt_op c = reduce_case(LG_OP_MEAN, LG_FLOAT32, LG_DIMS(1, 1, 1, 512), x, LG_DIMS(1), (const int32_t[]){3},
                             &keep, LG_DIMS(1, 1, 1, 1));
     const float inf1[1] = {INFINITY}, v175[1] = {175.0f};
     EXPECT_F32(&c, LG_PREC_F16, inf1, 1, 0);
@@ -348,7 +178,7 @@ LG_TEST(k_reduce_mean_f16_spatial_pool_vs_two_step) {
        mean(3).mean(2) split of the field notes. */
     static float x[64 * 64 * 2];
     for (int i = 0; i < 64 * 64 * 2; i++) x[i] = 20.0f;
-    op_case both = reduce_case(LG_OP_MEAN, LG_FLOAT32, LG_DIMS(1, 64, 64, 2), x, LG_DIMS(2), (const int32_t[]){1, 2},
+    kt_op both = reduce_case(LG_OP_MEAN, LG_FLOAT32, LG_DIMS(1, 64, 64, 2), x, LG_DIMS(2), (const int32_t[]){1, 2},
                                &keep, LG_DIMS(1, 1, 1, 2));
     const float inf2[2] = {INFINITY, INFINITY}, v20[2] = {20, 20};
     EXPECT_F32(&both, LG_PREC_F16, inf2, 2, 0);
@@ -356,7 +186,7 @@ LG_TEST(k_reduce_mean_f16_spatial_pool_vs_two_step) {
     EXPECT_F32(&both, LG_PREC_F32_F16, v20, 2, 0);
     static float want[64 * 2];
     for (int i = 0; i < 128; i++) want[i] = 20.0f;
-    op_case one = reduce_case(LG_OP_MEAN, LG_FLOAT32, LG_DIMS(1, 64, 64, 2), x, LG_DIMS(1), (const int32_t[]){2},
+    kt_op one = reduce_case(LG_OP_MEAN, LG_FLOAT32, LG_DIMS(1, 64, 64, 2), x, LG_DIMS(1), (const int32_t[]){2},
                               &keep, LG_DIMS(1, 64, 1, 2));
     EXPECT_ALL(&one, want, 128, 0, 0);
 }
@@ -364,18 +194,18 @@ LG_TEST(k_reduce_mean_f16_spatial_pool_vs_two_step) {
 LG_TEST(k_reduce_mean_int32_truncates) {
     /* TFLite sums int32 in int64 and divides truncating: (-3 + 0)/2 = -1, (7 + 8)/2 = 7 */
     const int32_t x[4] = {-3, 0, 7, 8};
-    op_case c = reduce_case(LG_OP_MEAN, LG_INT32, LG_DIMS(2, 2), x, LG_DIMS(1), (const int32_t[]){1}, &nokeep,
+    kt_op c = reduce_case(LG_OP_MEAN, LG_INT32, LG_DIMS(2, 2), x, LG_DIMS(1), (const int32_t[]){1}, &nokeep,
                             LG_DIMS(2));
-    op_run r;
+    kt_model r;
     if (RUN_OK(&c, LG_PREC_F16, &r)) {
         CHECK_I64(&r, 0, LG_INT32, ((const int64_t[]){-1, 7}), 2);
-        free_run(&r);
+        kt_free(&r);
     }
 }
 
 LG_TEST(k_reduce_mean_empty_input_is_nan) {
     /* x[0,3]: a mean over axis 0 has nothing to average; TFLite fills NaN */
-    op_case c = reduce_case(LG_OP_MEAN, LG_FLOAT32, LG_DIMS(0, 3), NULL, LG_DIMS(1), (const int32_t[]){0}, &nokeep,
+    kt_op c = reduce_case(LG_OP_MEAN, LG_FLOAT32, LG_DIMS(0, 3), NULL, LG_DIMS(1), (const int32_t[]){0}, &nokeep,
                             LG_DIMS(3));
     const float want[3] = {NAN, NAN, NAN};
     EXPECT_ALL(&c, want, 3, 0, 0);
@@ -384,11 +214,11 @@ LG_TEST(k_reduce_mean_empty_input_is_nan) {
 LG_TEST(k_reduce_mean_scalar_and_empty_axes) {
     /* a scalar input ignores its axes (TFLite), so axis 5 is not an error */
     const float s[1] = {3.5f};
-    op_case c = reduce_case(LG_OP_MEAN, LG_FLOAT32, LG_SCALAR, s, LG_DIMS(1), (const int32_t[]){5}, &nokeep,
+    kt_op c = reduce_case(LG_OP_MEAN, LG_FLOAT32, LG_SCALAR, s, LG_DIMS(1), (const int32_t[]){5}, &nokeep,
                             LG_SCALAR);
     EXPECT_ALL(&c, s, 1, 0, 0);
     /* an empty axes list is a copy */
-    op_case e = reduce_case(LG_OP_MEAN, LG_FLOAT32, LG_DIMS(2, 3), x1223, LG_DIMS(0), NULL, &nokeep, LG_DIMS(2, 3));
+    kt_op e = reduce_case(LG_OP_MEAN, LG_FLOAT32, LG_DIMS(2, 3), x1223, LG_DIMS(0), NULL, &nokeep, LG_DIMS(2, 3));
     EXPECT_ALL(&e, x1223, 6, 0, 0);
 }
 
@@ -396,11 +226,11 @@ LG_TEST(k_reduce_mean_scalar_and_empty_axes) {
 
 LG_TEST(k_reduce_sum_axis0_and_all) {
     const float want0[3] = {5, 7, 9};
-    op_case c = reduce_case(LG_OP_SUM, LG_FLOAT32, LG_DIMS(2, 3), x1223, LG_DIMS(1), (const int32_t[]){0}, &nokeep,
+    kt_op c = reduce_case(LG_OP_SUM, LG_FLOAT32, LG_DIMS(2, 3), x1223, LG_DIMS(1), (const int32_t[]){0}, &nokeep,
                             LG_DIMS(3));
     EXPECT_ALL(&c, want0, 3, 0, 0);
     const float want_all[1] = {21};
-    op_case a = reduce_case(LG_OP_SUM, LG_FLOAT32, LG_DIMS(2, 3), x1223, LG_DIMS(2), (const int32_t[]){1, 0}, &keep,
+    kt_op a = reduce_case(LG_OP_SUM, LG_FLOAT32, LG_DIMS(2, 3), x1223, LG_DIMS(2), (const int32_t[]){1, 0}, &keep,
                             LG_DIMS(1, 1));
     EXPECT_ALL(&a, want_all, 1, 0, 0);
 }
@@ -410,7 +240,7 @@ LG_TEST(k_reduce_sum_f16_overflow_and_storage) {
        output tensor cannot hold either, so f32_f16 stores inf too */
     static float x[600];
     for (int i = 0; i < 600; i++) x[i] = 200.0f;
-    op_case c = reduce_case(LG_OP_SUM, LG_FLOAT32, LG_DIMS(600), x, LG_DIMS(1), (const int32_t[]){0}, &nokeep,
+    kt_op c = reduce_case(LG_OP_SUM, LG_FLOAT32, LG_DIMS(600), x, LG_DIMS(1), (const int32_t[]){0}, &nokeep,
                             LG_SCALAR);
     const float inf1[1] = {INFINITY}, big[1] = {120000.0f};
     EXPECT_F32(&c, LG_PREC_F16, inf1, 1, 0);
@@ -423,7 +253,7 @@ LG_TEST(k_reduce_sum_f16_stagnates_at_2048) {
        even); fp32 gives 3000, a half (2 * 1500) */
     static float x[3000];
     for (int i = 0; i < 3000; i++) x[i] = 1.0f;
-    op_case c = reduce_case(LG_OP_SUM, LG_FLOAT32, LG_DIMS(1, 3000), x, LG_DIMS(1), (const int32_t[]){1}, &nokeep,
+    kt_op c = reduce_case(LG_OP_SUM, LG_FLOAT32, LG_DIMS(1, 3000), x, LG_DIMS(1), (const int32_t[]){1}, &nokeep,
                             LG_DIMS(1));
     const float w16[1] = {2048}, w32[1] = {3000};
     EXPECT_F32(&c, LG_PREC_F16, w16, 1, 0);
@@ -433,18 +263,18 @@ LG_TEST(k_reduce_sum_f16_stagnates_at_2048) {
 
 LG_TEST(k_reduce_sum_int_wraps) {
     const int32_t x[4] = {INT32_MAX, 1, 2, 3};
-    op_case c = reduce_case(LG_OP_SUM, LG_INT32, LG_DIMS(2, 2), x, LG_DIMS(1), (const int32_t[]){-1}, &keep,
+    kt_op c = reduce_case(LG_OP_SUM, LG_INT32, LG_DIMS(2, 2), x, LG_DIMS(1), (const int32_t[]){-1}, &keep,
                             LG_DIMS(2, 1));
-    op_run r;
+    kt_model r;
     if (RUN_OK(&c, LG_PREC_F32, &r)) {
         CHECK_I64(&r, 0, LG_INT32, ((const int64_t[]){INT32_MIN, 5}), 2);
-        free_run(&r);
+        kt_free(&r);
     }
     const int64_t y[3] = {10000000000ll, -3, 4};
-    op_case c64 = reduce_case(LG_OP_SUM, LG_INT64, LG_DIMS(3), y, LG_DIMS(1), (const int32_t[]){0}, &nokeep, LG_SCALAR);
+    kt_op c64 = reduce_case(LG_OP_SUM, LG_INT64, LG_DIMS(3), y, LG_DIMS(1), (const int32_t[]){0}, &nokeep, LG_SCALAR);
     if (RUN_OK(&c64, LG_PREC_F32, &r)) {
         CHECK_I64(&r, 0, LG_INT64, ((const int64_t[]){10000000001ll}), 1);
-        free_run(&r);
+        kt_free(&r);
     }
 }
 
@@ -493,7 +323,7 @@ LG_TEST(k_reduce_sum_max_every_axis_subset_vs_naive) {
                 int64_t nw;
                 naive_reduce(op, x, shape, 4, mask, kd, want, &nw);
                 const int32_t ashape[1] = {(int32_t)na};
-                op_case c = reduce_case(op ? LG_OP_REDUCE_MAX : LG_OP_SUM, LG_FLOAT32, LG_DIMS(2, 3, 4, 5), x,
+                kt_op c = reduce_case(op ? LG_OP_REDUCE_MAX : LG_OP_SUM, LG_FLOAT32, LG_DIMS(2, 3, 4, 5), x,
                                         (lg_dims){ashape, 1}, axes, kd ? &keep : &nokeep, (lg_dims){ys, yr});
                 EXPECT_F32(&c, LG_PREC_F32, want, nw, 1e-4);
             }
@@ -504,12 +334,12 @@ LG_TEST(k_reduce_sum_max_every_axis_subset_vs_naive) {
 LG_TEST(k_reduce_prod_and_f16_product_overflow) {
     /* rows {1,2,3}, {4,5,6} -> 6, 120 */
     const float want[2] = {6, 120};
-    op_case c = reduce_case(LG_OP_REDUCE_PROD, LG_FLOAT32, LG_DIMS(2, 3), x1223, LG_DIMS(1), (const int32_t[]){1},
+    kt_op c = reduce_case(LG_OP_REDUCE_PROD, LG_FLOAT32, LG_DIMS(2, 3), x1223, LG_DIMS(1), (const int32_t[]){1},
                             &nokeep, LG_DIMS(2));
     EXPECT_ALL(&c, want, 2, 0, 0);
     /* 256 * 256 * (1/4) = 16384, but the half running product 65536 is already inf */
     const float y[3] = {256, 256, 0.25f};
-    op_case p = reduce_case(LG_OP_REDUCE_PROD, LG_FLOAT32, LG_DIMS(3), y, LG_DIMS(1), (const int32_t[]){0}, &nokeep,
+    kt_op p = reduce_case(LG_OP_REDUCE_PROD, LG_FLOAT32, LG_DIMS(3), y, LG_DIMS(1), (const int32_t[]){0}, &nokeep,
                             LG_SCALAR);
     const float inf1[1] = {INFINITY}, w[1] = {16384};
     EXPECT_F32(&p, LG_PREC_F16, inf1, 1, 0);
@@ -519,35 +349,35 @@ LG_TEST(k_reduce_prod_and_f16_product_overflow) {
 
 LG_TEST(k_reduce_max_min_rows) {
     const float x[6] = {-1, 5, 3, -INFINITY, -INFINITY, -INFINITY};
-    op_case mx = reduce_case(LG_OP_REDUCE_MAX, LG_FLOAT32, LG_DIMS(2, 3), x, LG_DIMS(1), (const int32_t[]){1}, &keep,
+    kt_op mx = reduce_case(LG_OP_REDUCE_MAX, LG_FLOAT32, LG_DIMS(2, 3), x, LG_DIMS(1), (const int32_t[]){1}, &keep,
                              LG_DIMS(2, 1));
     const float wmax[2] = {5, -INFINITY}; /* a row of -inf has max -inf */
     EXPECT_ALL(&mx, wmax, 2, 0, 0);
-    op_case mn = reduce_case(LG_OP_REDUCE_MIN, LG_FLOAT32, LG_DIMS(2, 3), x, LG_DIMS(1), (const int32_t[]){0},
+    kt_op mn = reduce_case(LG_OP_REDUCE_MIN, LG_FLOAT32, LG_DIMS(2, 3), x, LG_DIMS(1), (const int32_t[]){0},
                              &nokeep, LG_DIMS(3));
     const float wmin[3] = {-INFINITY, -INFINITY, -INFINITY};
     EXPECT_ALL(&mn, wmin, 3, 0, 0);
     const int32_t xi[4] = {7, -9, 2, 11};
-    op_case mi = reduce_case(LG_OP_REDUCE_MIN, LG_INT32, LG_DIMS(4), xi, LG_DIMS(1), (const int32_t[]){0}, &nokeep,
+    kt_op mi = reduce_case(LG_OP_REDUCE_MIN, LG_INT32, LG_DIMS(4), xi, LG_DIMS(1), (const int32_t[]){0}, &nokeep,
                              LG_SCALAR);
-    op_run r;
+    kt_model r;
     if (RUN_OK(&mi, LG_PREC_F32, &r)) {
         CHECK_I64(&r, 0, LG_INT32, ((const int64_t[]){-9}), 1);
-        free_run(&r);
+        kt_free(&r);
     }
     const int8_t x8[4] = {-128, 3, 127, 0};
-    op_case m8 = reduce_case(LG_OP_REDUCE_MAX, LG_INT8, LG_DIMS(2, 2), x8, LG_DIMS(1), (const int32_t[]){1}, &nokeep,
+    kt_op m8 = reduce_case(LG_OP_REDUCE_MAX, LG_INT8, LG_DIMS(2, 2), x8, LG_DIMS(1), (const int32_t[]){1}, &nokeep,
                              LG_DIMS(2));
     if (RUN_OK(&m8, LG_PREC_F32, &r)) {
         CHECK_I64(&r, 0, LG_INT8, ((const int64_t[]){3, 127}), 2);
-        free_run(&r);
+        kt_free(&r);
     }
 }
 
 LG_TEST(k_reduce_empty_reductions_give_neutral_elements) {
     /* x[0,3] over axis 0: SUM 0, PROD 1, MAX lowest(), MIN max() (TFLite's init values) */
     const int32_t ax[1] = {0};
-    op_case s = reduce_case(LG_OP_SUM, LG_FLOAT32, LG_DIMS(0, 3), NULL, LG_DIMS(1), ax, &nokeep, LG_DIMS(3));
+    kt_op s = reduce_case(LG_OP_SUM, LG_FLOAT32, LG_DIMS(0, 3), NULL, LG_DIMS(1), ax, &nokeep, LG_DIMS(3));
     EXPECT_F32(&s, LG_PREC_F32, ((const float[]){0, 0, 0}), 3, 0);
     s.code = LG_OP_REDUCE_PROD;
     EXPECT_F32(&s, LG_PREC_F32, ((const float[]){1, 1, 1}), 3, 0);
@@ -556,56 +386,56 @@ LG_TEST(k_reduce_empty_reductions_give_neutral_elements) {
     s.code = LG_OP_REDUCE_MIN;
     EXPECT_F32(&s, LG_PREC_F32, ((const float[]){FLT_MAX, FLT_MAX, FLT_MAX}), 3, 0);
     /* and no output at all when the kept dim is the empty one */
-    op_case e = reduce_case(LG_OP_SUM, LG_FLOAT32, LG_DIMS(0, 3), NULL, LG_DIMS(1), (const int32_t[]){1}, &nokeep,
+    kt_op e = reduce_case(LG_OP_SUM, LG_FLOAT32, LG_DIMS(0, 3), NULL, LG_DIMS(1), (const int32_t[]){1}, &nokeep,
                             LG_DIMS(0));
-    op_run r;
+    kt_model r;
     if (RUN_OK(&e, LG_PREC_F16, &r)) {
-        CHECK_EQ_INT(r.numel[0], 0);
-        free_run(&r);
+        CHECK_EQ_INT(kt_out(&r, 0).numel, 0);
+        kt_free(&r);
     }
 }
 
 LG_TEST(k_reduce_any_all_bool) {
     const uint8_t x[6] = {0, 1, 0, 1, 1, 1};
-    op_case a = reduce_case(LG_OP_REDUCE_ANY, LG_BOOL, LG_DIMS(2, 3), x, LG_DIMS(1), (const int32_t[]){1}, &nokeep,
+    kt_op a = reduce_case(LG_OP_REDUCE_ANY, LG_BOOL, LG_DIMS(2, 3), x, LG_DIMS(1), (const int32_t[]){1}, &nokeep,
                             LG_DIMS(2));
-    op_run r;
+    kt_model r;
     if (RUN_OK(&a, LG_PREC_F32, &r)) {
         CHECK_I64(&r, 0, LG_BOOL, ((const int64_t[]){1, 1}), 2);
-        free_run(&r);
+        kt_free(&r);
     }
     a.code = LG_OP_REDUCE_ALL;
     if (RUN_OK(&a, LG_PREC_F32, &r)) {
         CHECK_I64(&r, 0, LG_BOOL, ((const int64_t[]){0, 1}), 2);
-        free_run(&r);
+        kt_free(&r);
     }
     const uint8_t z[2] = {0, 0};
-    op_case n = reduce_case(LG_OP_REDUCE_ANY, LG_BOOL, LG_DIMS(2), z, LG_DIMS(1), (const int32_t[]){0}, &keep, LG_DIMS(1));
+    kt_op n = reduce_case(LG_OP_REDUCE_ANY, LG_BOOL, LG_DIMS(2), z, LG_DIMS(1), (const int32_t[]){0}, &keep, LG_DIMS(1));
     if (RUN_OK(&n, LG_PREC_F32, &r)) {
         CHECK_I64(&r, 0, LG_BOOL, ((const int64_t[]){0}), 1);
-        free_run(&r);
+        kt_free(&r);
     }
 }
 
 LG_TEST(k_reduce_errors) {
-    op_case c = reduce_case(LG_OP_MEAN, LG_FLOAT32, LG_DIMS(2, 3), x1223, LG_DIMS(1), (const int32_t[]){2}, &nokeep,
+    kt_op c = reduce_case(LG_OP_MEAN, LG_FLOAT32, LG_DIMS(2, 3), x1223, LG_DIMS(1), (const int32_t[]){2}, &nokeep,
                             LG_DIMS(2));
     EXPECT_FAIL(&c, LG_ERR_FORMAT, "axis 2 is out of range");
     c.in[1].data = (const int32_t[]){-3};
     EXPECT_FAIL(&c, LG_ERR_FORMAT, "axis -3 is out of range");
-    c.in[1] = (t_in){LG_INT32, LG_DIMS(1), (const int32_t[]){1}, 0}; /* runtime axes */
+    c.in[1] = ((kt_tensor){LG_INT32, LG_DIMS(1), (const int32_t[]){1}, 0, NULL, NULL, 0, 0}); /* runtime axes */
     EXPECT_FAIL(&c, LG_ERR_UNSUPPORTED, "must be constant");
-    op_case b = reduce_case(LG_OP_REDUCE_ANY, LG_FLOAT32, LG_DIMS(2, 3), x1223, LG_DIMS(1), (const int32_t[]){1},
+    kt_op b = reduce_case(LG_OP_REDUCE_ANY, LG_FLOAT32, LG_DIMS(2, 3), x1223, LG_DIMS(1), (const int32_t[]){1},
                             &nokeep, LG_DIMS(2));
     EXPECT_FAIL(&b, LG_ERR_FORMAT, "must be BOOL");
     const int8_t q[6] = {0};
-    op_case s8 = reduce_case(LG_OP_SUM, LG_INT8, LG_DIMS(2, 3), q, LG_DIMS(1), (const int32_t[]){1}, &nokeep, LG_DIMS(2));
+    kt_op s8 = reduce_case(LG_OP_SUM, LG_INT8, LG_DIMS(2, 3), q, LG_DIMS(1), (const int32_t[]){1}, &nokeep, LG_DIMS(2));
     EXPECT_FAIL(&s8, LG_ERR_UNSUPPORTED, "quantized INT8");
-    op_case ot = reduce_case(LG_OP_SUM, LG_FLOAT32, LG_DIMS(2, 3), x1223, LG_DIMS(1), (const int32_t[]){1}, &nokeep,
+    kt_op ot = reduce_case(LG_OP_SUM, LG_FLOAT32, LG_DIMS(2, 3), x1223, LG_DIMS(1), (const int32_t[]){1}, &nokeep,
                              LG_DIMS(2));
     ot.out[0].type = LG_INT32;
     EXPECT_FAIL(&ot, LG_ERR_FORMAT, "declared INT32");
-    op_case ar = reduce_case(LG_OP_SUM, LG_FLOAT32, LG_DIMS(2, 3), x1223, LG_DIMS(1), (const int32_t[]){1}, &nokeep,
+    kt_op ar = reduce_case(LG_OP_SUM, LG_FLOAT32, LG_DIMS(2, 3), x1223, LG_DIMS(1), (const int32_t[]){1}, &nokeep,
                              LG_DIMS(2));
     ar.n_in = 1;
     EXPECT_FAIL(&ar, LG_ERR_FORMAT, "takes 2 inputs");
@@ -613,16 +443,16 @@ LG_TEST(k_reduce_errors) {
 
 /* ------------------------------------------------------------------ SOFTMAX, LOG_SOFTMAX */
 
-static op_case row_case(int32_t code, lg_opts_kind kind, const void *opts, lg_dims s, const float *x) {
-    op_case c;
+static kt_op row_case(int32_t code, lg_opts_kind kind, const void *opts, lg_dims s, const float *x) {
+    kt_op c;
     memset(&c, 0, sizeof c);
     c.code = code;
     c.kind = kind;
     c.opts = opts;
     c.n_in = 1;
-    c.in[0] = (t_in){LG_FLOAT32, s, x, 0};
+    c.in[0] = ((kt_tensor){LG_FLOAT32, s, x, 0, NULL, NULL, 0, 0});
     c.n_out = 1;
-    c.out[0] = (t_out){LG_FLOAT32, s};
+    c.out[0] = KT_OUT(LG_FLOAT32, s);
     return c;
 }
 
@@ -640,7 +470,7 @@ LG_TEST(k_reduce_softmax_rows_and_beta) {
     float want[6];
     const lg_softmax_options b1 = {1.0f}, bh = {0.5f};
     naive_softmax(x, 2, 3, 1.0, want);
-    op_case c = row_case(LG_OP_SOFTMAX, LG_OPTS_SOFTMAX_OPTIONS, &b1, LG_DIMS(2, 3), x);
+    kt_op c = row_case(LG_OP_SOFTMAX, LG_OPTS_SOFTMAX_OPTIONS, &b1, LG_DIMS(2, 3), x);
     EXPECT_ALL(&c, want, 6, 1e-6, 1e-3);
     naive_softmax(x, 2, 3, 0.5, want);
     c.opts = &bh;
@@ -648,16 +478,16 @@ LG_TEST(k_reduce_softmax_rows_and_beta) {
     /* rank 1 and rank 4 (rows over the last dim) */
     const float v[4] = {-1, 0, 1, 2};
     naive_softmax(v, 1, 4, 1.0, want);
-    op_case r1 = row_case(LG_OP_SOFTMAX, LG_OPTS_SOFTMAX_OPTIONS, &b1, LG_DIMS(4), v);
+    kt_op r1 = row_case(LG_OP_SOFTMAX, LG_OPTS_SOFTMAX_OPTIONS, &b1, LG_DIMS(4), v);
     EXPECT_ALL(&r1, want, 4, 1e-6, 1e-3);
     naive_softmax(v, 2, 2, 1.0, want);
-    op_case r4 = row_case(LG_OP_SOFTMAX, LG_OPTS_SOFTMAX_OPTIONS, &b1, LG_DIMS(1, 1, 2, 2), v);
+    kt_op r4 = row_case(LG_OP_SOFTMAX, LG_OPTS_SOFTMAX_OPTIONS, &b1, LG_DIMS(1, 1, 2, 2), v);
     EXPECT_ALL(&r4, want, 4, 1e-6, 1e-3);
     /* large logits: the max subtraction keeps exp finite */
     const float big[2] = {1000, 1001};
     const double e = exp(-1.0);
     const float wb[2] = {(float)(e / (1 + e)), (float)(1 / (1 + e))};
-    op_case cb = row_case(LG_OP_SOFTMAX, LG_OPTS_SOFTMAX_OPTIONS, &b1, LG_DIMS(1, 2), big);
+    kt_op cb = row_case(LG_OP_SOFTMAX, LG_OPTS_SOFTMAX_OPTIONS, &b1, LG_DIMS(1, 2), big);
     EXPECT_F32(&cb, LG_PREC_F32, wb, 2, 1e-6);
 }
 
@@ -667,7 +497,7 @@ LG_TEST(k_reduce_softmax_f16_exp_sum_overflows) {
        and every output 0; in fp32 the outputs are 36315.5/72632 and 1/72632. */
     const float x[3] = {0, 0, 10.5f};
     const lg_softmax_options bm = {-1.0f};
-    op_case c = row_case(LG_OP_SOFTMAX, LG_OPTS_SOFTMAX_OPTIONS, &bm, LG_DIMS(1, 3), x);
+    kt_op c = row_case(LG_OP_SOFTMAX, LG_OPTS_SOFTMAX_OPTIONS, &bm, LG_DIMS(1, 3), x);
     const double e = exp(10.5), s = 2 * e + 1;
     const float w32[3] = {(float)(e / s), (float)(e / s), (float)(1 / s)};
     const float w16[3] = {0, 0, 0};
@@ -682,7 +512,7 @@ LG_TEST(k_reduce_softmax_f16_sum_stagnates) {
     static float x[4096], w16[4096], w32[4096];
     for (int i = 0; i < 4096; i++) { x[i] = 0.25f; w16[i] = 1.0f / 2048; w32[i] = 1.0f / 4096; }
     const lg_softmax_options b1 = {1.0f};
-    op_case c = row_case(LG_OP_SOFTMAX, LG_OPTS_SOFTMAX_OPTIONS, &b1, LG_DIMS(1, 4096), x);
+    kt_op c = row_case(LG_OP_SOFTMAX, LG_OPTS_SOFTMAX_OPTIONS, &b1, LG_DIMS(1, 4096), x);
     EXPECT_F32(&c, LG_PREC_F16, w16, 4096, 0);
     EXPECT_F32(&c, LG_PREC_F32, w32, 4096, 1e-12);
     EXPECT_F32(&c, LG_PREC_F32_F16, w32, 4096, 0);
@@ -691,16 +521,16 @@ LG_TEST(k_reduce_softmax_f16_sum_stagnates) {
 LG_TEST(k_reduce_softmax_no_options_and_errors) {
     /* absent SoftmaxOptions: TFLite's zeroed beta, exp(0) everywhere -> uniform */
     const float x[4] = {1, 5, -3, 2};
-    op_case c = row_case(LG_OP_SOFTMAX, LG_OPTS_NONE, NULL, LG_DIMS(4), x);
+    kt_op c = row_case(LG_OP_SOFTMAX, LG_OPTS_NONE, NULL, LG_DIMS(4), x);
     const float w[4] = {0.25f, 0.25f, 0.25f, 0.25f};
     EXPECT_ALL(&c, w, 4, 0, 0);
     const int32_t xi[4] = {0};
-    op_case ci = c;
+    kt_op ci = c;
     ci.in[0].type = LG_INT32;
     ci.in[0].data = xi;
     ci.out[0].type = LG_INT32;
     EXPECT_FAIL(&ci, LG_ERR_UNSUPPORTED, "float only");
-    op_case s = row_case(LG_OP_SOFTMAX, LG_OPTS_NONE, NULL, LG_SCALAR, x);
+    kt_op s = row_case(LG_OP_SOFTMAX, LG_OPTS_NONE, NULL, LG_SCALAR, x);
     EXPECT_FAIL(&s, LG_ERR_FORMAT, "rank >= 1");
 }
 
@@ -713,12 +543,12 @@ LG_TEST(k_reduce_log_softmax_rows) {
         for (int k = 0; k < 3; k++) s += exp((double)x[r * 3 + k]);
         for (int k = 0; k < 3; k++) want[r * 3 + k] = (float)(x[r * 3 + k] - log(s));
     }
-    op_case c = row_case(LG_OP_LOG_SOFTMAX, LG_OPTS_LOG_SOFTMAX_OPTIONS, NULL, LG_DIMS(2, 3), x);
+    kt_op c = row_case(LG_OP_LOG_SOFTMAX, LG_OPTS_LOG_SOFTMAX_OPTIONS, NULL, LG_DIMS(2, 3), x);
     EXPECT_ALL(&c, want, 6, 1e-6, 1e-2);
     /* the half sum of 4096 ones stops at 2048: y = -log(2048) instead of -log(4096) */
     static float z[4096], w16[4096], w32[4096];
     for (int i = 0; i < 4096; i++) { z[i] = 0; w16[i] = (float)-log(2048.0); w32[i] = (float)-log(4096.0); }
-    op_case cz = row_case(LG_OP_LOG_SOFTMAX, LG_OPTS_NONE, NULL, LG_DIMS(4096), z);
+    kt_op cz = row_case(LG_OP_LOG_SOFTMAX, LG_OPTS_NONE, NULL, LG_DIMS(4096), z);
     EXPECT_F32(&cz, LG_PREC_F16, w16, 4096, 4e-3);
     EXPECT_F32(&cz, LG_PREC_F32, w32, 4096, 1e-6);
 }
@@ -729,11 +559,11 @@ LG_TEST(k_reduce_l2norm_rows) {
     /* {3, 4} / 5; a zero row divides by epsilon 1e-6 and stays 0 */
     const float x[4] = {3, 4, 0, 0};
     const float want[4] = {0.6f, 0.8f, 0, 0};
-    op_case c = row_case(LG_OP_L2_NORMALIZATION, LG_OPTS_L2_NORM_OPTIONS, &(lg_l2_norm_options){0}, LG_DIMS(2, 2), x);
+    kt_op c = row_case(LG_OP_L2_NORMALIZATION, LG_OPTS_L2_NORM_OPTIONS, &(lg_l2_norm_options){0}, LG_DIMS(2, 2), x);
     EXPECT_ALL(&c, want, 4, 1e-7, 5e-4);
     /* a tiny row: sqrt(sum) = 5e-7 < 1e-6, so y = x / 1e-6 */
     const float t[2] = {3e-7f, 4e-7f};
-    op_case ct = row_case(LG_OP_L2_NORMALIZATION, LG_OPTS_NONE, NULL, LG_DIMS(2), t);
+    kt_op ct = row_case(LG_OP_L2_NORMALIZATION, LG_OPTS_NONE, NULL, LG_DIMS(2), t);
     EXPECT_F32(&ct, LG_PREC_F32, ((const float[]){0.3f, 0.4f}), 2, 1e-6);
 }
 
@@ -747,7 +577,7 @@ LG_TEST(k_reduce_l2norm_f16_rtmpose_collapse) {
         w16[i] = 0.0f;
         w32[i] = (i % 2) ? -0.125f : 0.125f;
     }
-    op_case c = row_case(LG_OP_L2_NORMALIZATION, LG_OPTS_L2_NORM_OPTIONS, &(lg_l2_norm_options){0}, LG_DIMS(1, 1, 64), x);
+    kt_op c = row_case(LG_OP_L2_NORMALIZATION, LG_OPTS_L2_NORM_OPTIONS, &(lg_l2_norm_options){0}, LG_DIMS(1, 1, 64), x);
     EXPECT_F32(&c, LG_PREC_F16, w16, 64, 0);
     EXPECT_F32(&c, LG_PREC_F32, w32, 64, 1e-7);
     EXPECT_F32(&c, LG_PREC_F32_F16, w32, 64, 0);
@@ -758,7 +588,7 @@ LG_TEST(k_reduce_l2norm_f16_sum_of_squares_overflows) {
        term (102400 in total): f16 gives 0, fp32 40 / 320 = 0.125 */
     static float x[64], w16[64], w32[64];
     for (int i = 0; i < 64; i++) { x[i] = 40.0f; w16[i] = 0; w32[i] = 0.125f; }
-    op_case c = row_case(LG_OP_L2_NORMALIZATION, LG_OPTS_NONE, NULL, LG_DIMS(64), x);
+    kt_op c = row_case(LG_OP_L2_NORMALIZATION, LG_OPTS_NONE, NULL, LG_DIMS(64), x);
     EXPECT_F32(&c, LG_PREC_F16, w16, 64, 0);
     EXPECT_F32(&c, LG_PREC_F32, w32, 64, 0);
     EXPECT_F32(&c, LG_PREC_F32_F16, w32, 64, 0);
@@ -767,7 +597,7 @@ LG_TEST(k_reduce_l2norm_f16_sum_of_squares_overflows) {
 LG_TEST(k_reduce_l2norm_rejects_fused_activation) {
     const float x[2] = {1, 2};
     const lg_l2_norm_options relu = {1};
-    op_case c = row_case(LG_OP_L2_NORMALIZATION, LG_OPTS_L2_NORM_OPTIONS, &relu, LG_DIMS(2), x);
+    kt_op c = row_case(LG_OP_L2_NORMALIZATION, LG_OPTS_L2_NORM_OPTIONS, &relu, LG_DIMS(2), x);
     EXPECT_FAIL(&c, LG_ERR_UNSUPPORTED, "fused activation 1");
 }
 
@@ -783,7 +613,7 @@ LG_TEST(k_reduce_lrn_window) {
         lg_local_response_normalization_options o = {1, 1.0f, 1.0f, betas[b]};
         float want[4];
         for (int k = 0; k < 4; k++) want[k] = (float)(x[k] * pow(1 + s[k], -betas[b]));
-        op_case c = row_case(LG_OP_LOCAL_RESPONSE_NORMALIZATION, LG_OPTS_LOCAL_RESPONSE_NORMALIZATION_OPTIONS, &o,
+        kt_op c = row_case(LG_OP_LOCAL_RESPONSE_NORMALIZATION, LG_OPTS_LOCAL_RESPONSE_NORMALIZATION_OPTIONS, &o,
                              LG_DIMS(1, 1, 1, 4), x);
         EXPECT_ALL(&c, want, 4, 1e-6, 2e-3);
     }
@@ -791,7 +621,7 @@ LG_TEST(k_reduce_lrn_window) {
     const float y2[4] = {2, 4, -2, 0};
     lg_local_response_normalization_options o0 = {0, 2.0f, 0.5f, 1.0f};
     const float w0[4] = {0.5f, 0.4f, -0.5f, 0};
-    op_case c0 = row_case(LG_OP_LOCAL_RESPONSE_NORMALIZATION, LG_OPTS_LOCAL_RESPONSE_NORMALIZATION_OPTIONS, &o0,
+    kt_op c0 = row_case(LG_OP_LOCAL_RESPONSE_NORMALIZATION, LG_OPTS_LOCAL_RESPONSE_NORMALIZATION_OPTIONS, &o0,
                           LG_DIMS(1, 1, 2, 2), y2);
     EXPECT_ALL(&c0, w0, 4, 1e-7, 1e-3);
 }
@@ -799,48 +629,48 @@ LG_TEST(k_reduce_lrn_window) {
 LG_TEST(k_reduce_lrn_errors) {
     const float x[4] = {1, 2, 3, 4};
     lg_local_response_normalization_options o = {1, 1.0f, 1.0f, 0.5f};
-    op_case c = row_case(LG_OP_LOCAL_RESPONSE_NORMALIZATION, LG_OPTS_LOCAL_RESPONSE_NORMALIZATION_OPTIONS, &o,
+    kt_op c = row_case(LG_OP_LOCAL_RESPONSE_NORMALIZATION, LG_OPTS_LOCAL_RESPONSE_NORMALIZATION_OPTIONS, &o,
                          LG_DIMS(1, 4), x);
     EXPECT_FAIL(&c, LG_ERR_FORMAT, "rank 4");
 }
 
 /* ------------------------------------------------------------------ ARG_MAX, ARG_MIN */
 
-static op_case arg_case(int32_t code, lg_dtype t, lg_dims xs, const void *x, lg_dtype at, const void *axis,
+static kt_op arg_case(int32_t code, lg_dtype t, lg_dims xs, const void *x, lg_dtype at, const void *axis,
                         lg_dtype ot, lg_dims ys) {
-    op_case c;
+    kt_op c;
     memset(&c, 0, sizeof c);
     c.code = code;
     c.kind = code == LG_OP_ARG_MAX ? LG_OPTS_ARG_MAX_OPTIONS : LG_OPTS_ARG_MIN_OPTIONS;
     static lg_arg_max_options o32 = {LG_INT32}, o64 = {LG_INT64};
     c.opts = ot == LG_INT64 ? &o64 : &o32; /* lg_arg_min_options has the same layout */
     c.n_in = 2;
-    c.in[0] = (t_in){t, xs, x, 0};
+    c.in[0] = ((kt_tensor){t, xs, x, 0, NULL, NULL, 0, 0});
     static const int32_t one[1] = {1};
-    c.in[1] = (t_in){at, (lg_dims){one, 1}, axis, 1};
+    c.in[1] = ((kt_tensor){at, (lg_dims){one, 1}, axis, 1, NULL, NULL, 0, 0});
     c.n_out = 1;
-    c.out[0] = (t_out){ot, ys};
+    c.out[0] = KT_OUT(ot, ys);
     return c;
 }
 
 LG_TEST(k_reduce_arg_max_last_axis_first_index_on_ties) {
     /* rows {1,3,3,2} -> 1 (first of the tied 3s); {5,5,5,5} -> 0; {-2,-1,-7,-1} -> 1 */
     const float x[12] = {1, 3, 3, 2, 5, 5, 5, 5, -2, -1, -7, -1};
-    op_case c = arg_case(LG_OP_ARG_MAX, LG_FLOAT32, LG_DIMS(3, 4), x, LG_INT32, (const int32_t[]){-1}, LG_INT32,
+    kt_op c = arg_case(LG_OP_ARG_MAX, LG_FLOAT32, LG_DIMS(3, 4), x, LG_INT32, (const int32_t[]){-1}, LG_INT32,
                          LG_DIMS(3));
     for (int p = 0; p < 3; p++) {
-        op_run r;
+        kt_model r;
         if (!RUN_OK(&c, all_prec[p], &r)) continue;
         CHECK_I64(&r, 0, LG_INT32, ((const int64_t[]){1, 0, 1}), 3);
-        free_run(&r);
+        kt_free(&r);
     }
-    op_case m = c;
+    kt_op m = c;
     m.code = LG_OP_ARG_MIN;
     m.kind = LG_OPTS_ARG_MIN_OPTIONS;
-    op_run r;
+    kt_model r;
     if (RUN_OK(&m, LG_PREC_F32, &r)) {
         CHECK_I64(&r, 0, LG_INT32, ((const int64_t[]){0, 0, 2}), 3);
-        free_run(&r);
+        kt_free(&r);
     }
 }
 
@@ -848,32 +678,32 @@ LG_TEST(k_reduce_arg_min_axis0_int64) {
     /* x[3,2] columns {4,1,1} -> 1, {0,9,0} -> 0; INT64 axis and INT64 output */
     const float x[6] = {4, 0, 1, 9, 1, 0};
     const int64_t ax[1] = {0};
-    op_case c = arg_case(LG_OP_ARG_MIN, LG_FLOAT32, LG_DIMS(3, 2), x, LG_INT64, ax, LG_INT64, LG_DIMS(2));
-    op_run r;
+    kt_op c = arg_case(LG_OP_ARG_MIN, LG_FLOAT32, LG_DIMS(3, 2), x, LG_INT64, ax, LG_INT64, LG_DIMS(2));
+    kt_model r;
     if (RUN_OK(&c, LG_PREC_F32, &r)) {
         CHECK_I64(&r, 0, LG_INT64, ((const int64_t[]){1, 0}), 2);
-        free_run(&r);
+        kt_free(&r);
     }
     /* a middle axis: x[2,3,2] over axis 1 */
     const int32_t xi[12] = {0, 5, 9, 1, 3, 7, /* b0 */ -1, -1, -5, 2, -5, 2};
-    op_case m = arg_case(LG_OP_ARG_MAX, LG_INT32, LG_DIMS(2, 3, 2), xi, LG_INT32, (const int32_t[]){1}, LG_INT32,
+    kt_op m = arg_case(LG_OP_ARG_MAX, LG_INT32, LG_DIMS(2, 3, 2), xi, LG_INT32, (const int32_t[]){1}, LG_INT32,
                          LG_DIMS(2, 2));
     if (RUN_OK(&m, LG_PREC_F32, &r)) {
         /* b0: {0,9,3} -> 1, {5,1,7} -> 2; b1: {-1,-5,-5} -> 0, {-1,2,2} -> 1 */
         CHECK_I64(&r, 0, LG_INT32, ((const int64_t[]){1, 2, 0, 1}), 4);
-        free_run(&r);
+        kt_free(&r);
     }
     const uint8_t bx[3] = {0, 1, 1};
-    op_case bb = arg_case(LG_OP_ARG_MAX, LG_BOOL, LG_DIMS(3), bx, LG_INT32, (const int32_t[]){0}, LG_INT32, LG_SCALAR);
+    kt_op bb = arg_case(LG_OP_ARG_MAX, LG_BOOL, LG_DIMS(3), bx, LG_INT32, (const int32_t[]){0}, LG_INT32, LG_SCALAR);
     if (RUN_OK(&bb, LG_PREC_F32, &r)) {
         CHECK_I64(&r, 0, LG_INT32, ((const int64_t[]){1}), 1);
-        free_run(&r);
+        kt_free(&r);
     }
 }
 
 LG_TEST(k_reduce_arg_errors) {
     const float x[4] = {1, 2, 3, 4};
-    op_case c = arg_case(LG_OP_ARG_MAX, LG_FLOAT32, LG_DIMS(2, 2), x, LG_INT32, (const int32_t[]){2}, LG_INT32, LG_DIMS(2));
+    kt_op c = arg_case(LG_OP_ARG_MAX, LG_FLOAT32, LG_DIMS(2, 2), x, LG_INT32, (const int32_t[]){2}, LG_INT32, LG_DIMS(2));
     EXPECT_FAIL(&c, LG_ERR_FORMAT, "out of range");
     c = arg_case(LG_OP_ARG_MAX, LG_FLOAT32, LG_DIMS(2, 2), x, LG_INT32, (const int32_t[]){1}, LG_INT32, LG_DIMS(2));
     c.out[0].type = LG_INT64; /* options say INT32 */
@@ -889,45 +719,45 @@ LG_TEST(k_reduce_arg_errors) {
 
 /* ------------------------------------------------------------------ TOPK_V2 */
 
-static op_case topk_case(lg_dtype t, lg_dims xs, const void *x, const int32_t *k, lg_dims ys) {
-    op_case c;
+static kt_op topk_case(lg_dtype t, lg_dims xs, const void *x, const int32_t *k, lg_dims ys) {
+    kt_op c;
     memset(&c, 0, sizeof c);
     c.code = LG_OP_TOPK_V2;
     c.kind = LG_OPTS_TOPK_V2_OPTIONS;
     static lg_topk_v2_options none;
     c.opts = &none;
     c.n_in = 2;
-    c.in[0] = (t_in){t, xs, x, 0};
-    c.in[1] = (t_in){LG_INT32, LG_SCALAR, k, 1};
+    c.in[0] = ((kt_tensor){t, xs, x, 0, NULL, NULL, 0, 0});
+    c.in[1] = ((kt_tensor){LG_INT32, LG_SCALAR, k, 1, NULL, NULL, 0, 0});
     c.n_out = 2;
-    c.out[0] = (t_out){t, ys};
-    c.out[1] = (t_out){LG_INT32, ys};
+    c.out[0] = KT_OUT(t, ys);
+    c.out[1] = KT_OUT(LG_INT32, ys);
     return c;
 }
 
 LG_TEST(k_reduce_topk_sorted_ties_lower_index_first) {
     /* {1,3,3,2,5} top 3 -> 5 (4), 3 (1), 3 (2); {-1,-1,-1,0,-2} -> 0 (3), -1 (0), -1 (1) */
     const float x[10] = {1, 3, 3, 2, 5, -1, -1, -1, 0, -2};
-    op_case c = topk_case(LG_FLOAT32, LG_DIMS(2, 5), x, (const int32_t[]){3}, LG_DIMS(2, 3));
-    op_run r;
+    kt_op c = topk_case(LG_FLOAT32, LG_DIMS(2, 5), x, (const int32_t[]){3}, LG_DIMS(2, 3));
+    kt_model r;
     for (int p = 0; p < 3; p++) {
         if (!RUN_OK(&c, all_prec[p], &r)) continue;
         CHECK_F32(&r, 0, ((const float[]){5, 3, 3, 0, -1, -1}), 6, 0, all_prec[p]);
         CHECK_I64(&r, 1, LG_INT32, ((const int64_t[]){4, 1, 2, 3, 0, 1}), 6);
-        free_run(&r);
+        kt_free(&r);
     }
     /* -0 and +0 tie: the lower index comes first */
     const float z[3] = {0.0f, -0.0f, -1};
-    op_case cz = topk_case(LG_FLOAT32, LG_DIMS(3), z, (const int32_t[]){2}, LG_DIMS(2));
+    kt_op cz = topk_case(LG_FLOAT32, LG_DIMS(3), z, (const int32_t[]){2}, LG_DIMS(2));
     if (RUN_OK(&cz, LG_PREC_F32, &r)) {
         CHECK_I64(&r, 1, LG_INT32, ((const int64_t[]){0, 1}), 2);
-        free_run(&r);
+        kt_free(&r);
     }
     const float z2[3] = {-0.0f, 0.0f, -1};
     cz.in[0].data = z2;
     if (RUN_OK(&cz, LG_PREC_F32, &r)) {
         CHECK_I64(&r, 1, LG_INT32, ((const int64_t[]){0, 1}), 2);
-        free_run(&r);
+        kt_free(&r);
     }
 }
 
@@ -953,37 +783,37 @@ LG_TEST(k_reduce_topk_vs_naive_selection) {
             }
         }
         int32_t kk = k;
-        op_case c = topk_case(LG_FLOAT32, LG_DIMS(3, 50), x, &kk, (lg_dims){(const int32_t[]){3, k}, 2});
-        op_run r;
+        kt_op c = topk_case(LG_FLOAT32, LG_DIMS(3, 50), x, &kk, (lg_dims){(const int32_t[]){3, k}, 2});
+        kt_model r;
         if (!RUN_OK(&c, LG_PREC_F32, &r)) continue;
         CHECK_F32(&r, 0, wv, 3 * k, 0, LG_PREC_F32);
         CHECK_I64(&r, 1, LG_INT32, wi, 3 * k);
-        free_run(&r);
+        kt_free(&r);
     }
 }
 
 LG_TEST(k_reduce_topk_int_input_k0_and_int16_indices) {
     const int32_t x[5] = {7, -9, 7, 100, 0};
-    op_case c = topk_case(LG_INT32, LG_DIMS(5), x, (const int32_t[]){2}, LG_DIMS(2));
+    kt_op c = topk_case(LG_INT32, LG_DIMS(5), x, (const int32_t[]){2}, LG_DIMS(2));
     c.out[1].type = LG_INT16;
-    op_run r;
+    kt_model r;
     if (RUN_OK(&c, LG_PREC_F32, &r)) {
         CHECK_I64(&r, 0, LG_INT32, ((const int64_t[]){100, 7}), 2);
         CHECK_I64(&r, 1, LG_INT16, ((const int64_t[]){3, 0}), 2);
-        free_run(&r);
+        kt_free(&r);
     }
     /* k = 0: empty outputs of shape [5... , 0] */
-    op_case z = topk_case(LG_INT32, LG_DIMS(1, 5), x, (const int32_t[]){0}, LG_DIMS(1, 0));
+    kt_op z = topk_case(LG_INT32, LG_DIMS(1, 5), x, (const int32_t[]){0}, LG_DIMS(1, 0));
     if (RUN_OK(&z, LG_PREC_F32, &r)) {
-        CHECK_EQ_INT(r.numel[0], 0);
+        CHECK_EQ_INT(kt_out(&r, 0).numel, 0);
         CHECK_SHAPE(&r, 1, 1, 0);
-        free_run(&r);
+        kt_free(&r);
     }
 }
 
 LG_TEST(k_reduce_topk_errors) {
     const float x[4] = {1, 2, 3, 4};
-    op_case c = topk_case(LG_FLOAT32, LG_DIMS(4), x, (const int32_t[]){5}, LG_DIMS(5));
+    kt_op c = topk_case(LG_FLOAT32, LG_DIMS(4), x, (const int32_t[]){5}, LG_DIMS(5));
     EXPECT_FAIL(&c, LG_ERR_FORMAT, "larger than the last dimension");
     c = topk_case(LG_FLOAT32, LG_DIMS(4), x, (const int32_t[]){2}, LG_DIMS(2));
     c.in[1].is_const = 0;
@@ -993,32 +823,32 @@ LG_TEST(k_reduce_topk_errors) {
     EXPECT_FAIL(&c, LG_ERR_FORMAT, "INT32 or INT16");
     const int64_t k64[1] = {2};
     c = topk_case(LG_FLOAT32, LG_DIMS(4), x, NULL, LG_DIMS(2));
-    c.in[1] = (t_in){LG_INT64, LG_SCALAR, k64, 1};
+    c.in[1] = ((kt_tensor){LG_INT64, LG_SCALAR, k64, 1, NULL, NULL, 0, 0});
     EXPECT_FAIL(&c, LG_ERR_FORMAT, "k (input 1) must be INT32 or INT16");
 }
 
 /* ------------------------------------------------------------------ RESIZE_BILINEAR */
 
-static op_case resize_case(int32_t code, const void *opts, lg_dims xs, const float *x, int32_t oh, int32_t ow) {
-    op_case c;
+static kt_op resize_case(int32_t code, const void *opts, lg_dims xs, const float *x, int32_t oh, int32_t ow) {
+    kt_op c;
     memset(&c, 0, sizeof c);
     c.code = code;
     c.kind = code == LG_OP_RESIZE_BILINEAR ? LG_OPTS_RESIZE_BILINEAR_OPTIONS : LG_OPTS_RESIZE_NEAREST_NEIGHBOR_OPTIONS;
     c.opts = opts;
     c.n_in = 2;
-    c.in[0] = (t_in){LG_FLOAT32, xs, x, 0};
+    c.in[0] = ((kt_tensor){LG_FLOAT32, xs, x, 0, NULL, NULL, 0, 0});
     static int32_t size[2];
     size[0] = oh;
     size[1] = ow;
     static const int32_t two[1] = {2};
-    c.in[1] = (t_in){LG_INT32, (lg_dims){two, 1}, size, 1};
+    c.in[1] = ((kt_tensor){LG_INT32, (lg_dims){two, 1}, size, 1, NULL, NULL, 0, 0});
     c.n_out = 1;
     static int32_t ys[4];
     ys[0] = xs.v[0];
     ys[1] = oh;
     ys[2] = ow;
     ys[3] = xs.v[3];
-    c.out[0] = (t_out){LG_FLOAT32, (lg_dims){ys, 4}};
+    c.out[0] = KT_OUT(LG_FLOAT32, ((lg_dims){ys, 4}));
     return c;
 }
 
@@ -1030,7 +860,7 @@ LG_TEST(k_reduce_resize_bilinear_2x2_to_4x4_default) {
     /* scale 2/4: source 0, 0.5, 1, 1.5 (clamped to 1) on both axes */
     const float want[16] = {1, 1.5f, 2, 2, 2, 2.5f, 3, 3, 3, 3.5f, 4, 4, 3, 3.5f, 4, 4};
     const lg_resize_bilinear_options o = {false, false};
-    op_case c = resize_case(LG_OP_RESIZE_BILINEAR, &o, LG_DIMS(1, 2, 2, 1), img2x2, 4, 4);
+    kt_op c = resize_case(LG_OP_RESIZE_BILINEAR, &o, LG_DIMS(1, 2, 2, 1), img2x2, 4, 4);
     EXPECT_ALL(&c, want, 16, 0, 0);
     c.kind = LG_OPTS_NONE; /* no options: the same defaults */
     c.opts = NULL;
@@ -1043,7 +873,7 @@ LG_TEST(k_reduce_resize_bilinear_2x2_to_4x4_half_pixel_centers) {
     const float want[16] = {1,    1.25f, 1.75f, 2,    1.5f, 1.75f, 2.25f, 2.5f,
                             2.5f, 2.75f, 3.25f, 3.5f, 3,    3.25f, 3.75f, 4};
     const lg_resize_bilinear_options o = {false, true};
-    op_case c = resize_case(LG_OP_RESIZE_BILINEAR, &o, LG_DIMS(1, 2, 2, 1), img2x2, 4, 4);
+    kt_op c = resize_case(LG_OP_RESIZE_BILINEAR, &o, LG_DIMS(1, 2, 2, 1), img2x2, 4, 4);
     EXPECT_ALL(&c, want, 16, 1e-6, 0);
 }
 
@@ -1053,7 +883,7 @@ LG_TEST(k_reduce_resize_bilinear_2x2_to_4x4_align_corners) {
     for (int y = 0; y < 4; y++)
         for (int x = 0; x < 4; x++) want[y * 4 + x] = (float)(1 + x / 3.0 + 2 * y / 3.0);
     const lg_resize_bilinear_options o = {true, false};
-    op_case c = resize_case(LG_OP_RESIZE_BILINEAR, &o, LG_DIMS(1, 2, 2, 1), img2x2, 4, 4);
+    kt_op c = resize_case(LG_OP_RESIZE_BILINEAR, &o, LG_DIMS(1, 2, 2, 1), img2x2, 4, 4);
     EXPECT_ALL(&c, want, 16, 1e-6, 2e-3);
 }
 
@@ -1074,14 +904,14 @@ LG_TEST(k_reduce_resize_bilinear_batch_channels_and_downscale) {
             want[(b * 16 + p) * 2 + 1] = 10 * plane[p] + 100 * b;
         }
     const lg_resize_bilinear_options o = {false, true};
-    op_case c = resize_case(LG_OP_RESIZE_BILINEAR, &o, LG_DIMS(2, 2, 2, 2), x, 4, 4);
+    kt_op c = resize_case(LG_OP_RESIZE_BILINEAR, &o, LG_DIMS(2, 2, 2, 2), x, 4, 4);
     EXPECT_ALL(&c, want, 64, 1e-5, 0.07);
     /* 4x4 -> 2x2 on f(y,x) = 4y + x: scale 2, default sources 0 and 2 -> {0, 2, 8, 10};
        half pixel centers sources 0.5 and 2.5 -> {2.5, 4.5, 10.5, 12.5} */
     float g[16];
     for (int i = 0; i < 16; i++) g[i] = (float)i;
     const lg_resize_bilinear_options od = {false, false}, oh = {false, true};
-    op_case d = resize_case(LG_OP_RESIZE_BILINEAR, &od, LG_DIMS(1, 4, 4, 1), g, 2, 2);
+    kt_op d = resize_case(LG_OP_RESIZE_BILINEAR, &od, LG_DIMS(1, 4, 4, 1), g, 2, 2);
     EXPECT_ALL(&d, ((const float[]){0, 2, 8, 10}), 4, 0, 0);
     d.opts = &oh;
     EXPECT_ALL(&d, ((const float[]){2.5f, 4.5f, 10.5f, 12.5f}), 4, 0, 0);
@@ -1090,13 +920,13 @@ LG_TEST(k_reduce_resize_bilinear_batch_channels_and_downscale) {
        fp32; the fp32 path (XNNPACK's: the source is clamped, a = 0) and the f16 path (a GPU's
        mix(7, 7, t)) give 7 exactly. */
     const float one[1] = {7};
-    op_case s = resize_case(LG_OP_RESIZE_BILINEAR, &oh, LG_DIMS(1, 1, 1, 1), one, 3, 2);
+    kt_op s = resize_case(LG_OP_RESIZE_BILINEAR, &oh, LG_DIMS(1, 1, 1, 1), one, 3, 2);
     EXPECT_ALL(&s, ((const float[]){7, 7, 7, 7, 7, 7}), 6, 0, 0);
 }
 
 LG_TEST(k_reduce_resize_bilinear_errors) {
     const lg_resize_bilinear_options both = {true, true}, o = {false, false};
-    op_case c = resize_case(LG_OP_RESIZE_BILINEAR, &both, LG_DIMS(1, 2, 2, 1), img2x2, 4, 4);
+    kt_op c = resize_case(LG_OP_RESIZE_BILINEAR, &both, LG_DIMS(1, 2, 2, 1), img2x2, 4, 4);
     EXPECT_FAIL(&c, LG_ERR_UNSUPPORTED, "align_corners and half_pixel_centers");
     c = resize_case(LG_OP_RESIZE_BILINEAR, &o, LG_DIMS(1, 2, 2, 1), img2x2, 4, 4);
     c.in[1].is_const = 0;
@@ -1108,7 +938,7 @@ LG_TEST(k_reduce_resize_bilinear_errors) {
     EXPECT_FAIL(&c, LG_ERR_FORMAT, "rank 4");
     c = resize_case(LG_OP_RESIZE_BILINEAR, &o, LG_DIMS(1, 2, 2, 1), img2x2, 4, 4);
     const int64_t s64[2] = {4, 4};
-    c.in[1] = (t_in){LG_INT64, LG_DIMS(2), s64, 1};
+    c.in[1] = ((kt_tensor){LG_INT64, LG_DIMS(2), s64, 1, NULL, NULL, 0, 0});
     EXPECT_FAIL(&c, LG_ERR_FORMAT, "must be INT32");
 }
 
@@ -1208,12 +1038,12 @@ static int bilinear_vs_formula(const bl_shape *sh, int nsh, const char *fill, fl
                             }
                         }
             const int32_t xs[4] = {B, H, W, C};
-            op_case rc = resize_case(LG_OP_RESIZE_BILINEAR, &bl_modes[md], (lg_dims){xs, 4}, x, oh, ow);
-            op_run r;
+            kt_op rc = resize_case(LG_OP_RESIZE_BILINEAR, &bl_modes[md], (lg_dims){xs, 4}, x, oh, ow);
+            kt_model r;
             if (RUN_OK(&rc, p, &r)) {
-                if (r.numel[0] != ny || memcmp(r.data[0], want, (size_t)ny * 4) != 0)
+                if (kt_out(&r, 0).numel != ny || memcmp(kt_f32(&r, 0), want, (size_t)ny * 4) != 0)
                     tf_fail(__FILE__, __LINE__, "shape %d mode %d: not %s", k, md, what);
-                free_run(&r);
+                kt_free(&r);
             }
             free(x);
             free(want);
@@ -1294,13 +1124,13 @@ LG_TEST(k_reduce_resize_bilinear_corpus_models) {
                             wx[q] = naive_bilinear_xnn(x, H, W, C, b, y, xo, c, size[0], size[1], o.align_corners,
                                                        o.half_pixel_centers);
                         }
-            op_case rc = resize_case(LG_OP_RESIZE_BILINEAR, &o, (lg_dims){tx->shape, 4}, x, size[0], size[1]);
-            op_run r;
+            kt_op rc = resize_case(LG_OP_RESIZE_BILINEAR, &o, (lg_dims){tx->shape, 4}, x, size[0], size[1]);
+            kt_model r;
             if (RUN_OK(&rc, LG_PREC_F32, &r)) {
-                check_shape_at(&r, 0, (lg_dims){ty->shape, 4}, __LINE__);
+                CHECK_SHAPE_D(&r, 0, ((lg_dims){ty->shape, 4}));
                 CHECK_F32(&r, 0, want, ny, 1e-6, LG_PREC_F32); /* TFLite's formula, to rounding */
-                CHECK(r.numel[0] == ny && memcmp(r.data[0], wx, (size_t)ny * 4) == 0); /* XNNPACK's bits */
-                free_run(&r);
+                CHECK(kt_out(&r, 0).numel == ny && memcmp(kt_f32(&r, 0), wx, (size_t)ny * 4) == 0); /* XNNPACK's bits */
+                kt_free(&r);
             }
             free(x);
             free(want);
@@ -1319,8 +1149,8 @@ static void nn_expect(const lg_resize_nearest_neighbor_options *o, int W, int ow
     float x[8], want[8];
     for (int i = 0; i < W; i++) x[i] = (float)(10 + i);
     for (int i = 0; i < ow; i++) want[i] = (float)(10 + src[i]);
-    op_case c = resize_case(LG_OP_RESIZE_NEAREST_NEIGHBOR, o, (lg_dims){(const int32_t[]){1, 1, W, 1}, 4}, x, 1, ow);
-    for (int p = 0; p < 3; p++) expect_f32_at(&c, all_prec[p], want, ow, 0, line);
+    kt_op c = resize_case(LG_OP_RESIZE_NEAREST_NEIGHBOR, o, (lg_dims){(const int32_t[]){1, 1, W, 1}, 4}, x, 1, ow);
+    for (int p = 0; p < 3; p++) kt_expect_f32(__FILE__, line, &c, all_prec[p], 1, want, ow, 0);
 }
 
 LG_TEST(k_reduce_resize_nearest_rounding_rules) {
@@ -1360,24 +1190,24 @@ LG_TEST(k_reduce_resize_nearest_2d_channels_int8_and_empty) {
             want[(y * 4 + xo) * 2 + 1] = x[p * 2 + 1];
         }
     const lg_resize_nearest_neighbor_options def = {false, false};
-    op_case c = resize_case(LG_OP_RESIZE_NEAREST_NEIGHBOR, &def, LG_DIMS(1, 2, 2, 2), x, 4, 4);
+    kt_op c = resize_case(LG_OP_RESIZE_NEAREST_NEIGHBOR, &def, LG_DIMS(1, 2, 2, 2), x, 4, 4);
     EXPECT_ALL(&c, want, 32, 0, 0);
     /* INT8 values are copied as they are */
     const int8_t q[4] = {-128, 5, 6, 127};
-    op_case ci = resize_case(LG_OP_RESIZE_NEAREST_NEIGHBOR, &def, LG_DIMS(1, 2, 2, 1), NULL, 1, 4);
+    kt_op ci = resize_case(LG_OP_RESIZE_NEAREST_NEIGHBOR, &def, LG_DIMS(1, 2, 2, 1), NULL, 1, 4);
     ci.in[0].type = LG_INT8;
     ci.in[0].data = q;
     ci.out[0].type = LG_INT8;
-    op_run r;
+    kt_model r;
     if (RUN_OK(&ci, LG_PREC_F16, &r)) {
         CHECK_I64(&r, 0, LG_INT8, ((const int64_t[]){-128, -128, 5, 5}), 4);
-        free_run(&r);
+        kt_free(&r);
     }
     /* an empty output size is allowed for nearest (TFLite does not check it) */
-    op_case e = resize_case(LG_OP_RESIZE_NEAREST_NEIGHBOR, &def, LG_DIMS(1, 2, 2, 2), x, 0, 3);
+    kt_op e = resize_case(LG_OP_RESIZE_NEAREST_NEIGHBOR, &def, LG_DIMS(1, 2, 2, 2), x, 0, 3);
     if (RUN_OK(&e, LG_PREC_F32, &r)) {
-        CHECK_EQ_INT(r.numel[0], 0);
+        CHECK_EQ_INT(kt_out(&r, 0).numel, 0);
         CHECK_SHAPE(&r, 0, 1, 0, 3, 2);
-        free_run(&r);
+        kt_free(&r);
     }
 }

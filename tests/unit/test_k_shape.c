@@ -8,143 +8,44 @@
 
 #include "lg/lg.h"
 #include "lg/run.h"
+#include "kt.h"
 #include "tf.h"
 #include "util/half.h"
 
-/* ------------------------------------------------------------------ harness */
+/* ------------------------------------------------------------------ harness (kt.h) */
 
-typedef struct T {
-    lg_model *m;
-    lg_builder b;
-    lg_interp *it;
-    lg_error err;
-    lg_status st;
-} T;
-
-static void t_init(T *t) {
-    memset(t, 0, sizeof *t);
-    if (lg_model_new(NULL, NULL, &t->m, &t->err) != LG_OK) {
-        tf_fail(__FILE__, __LINE__, "lg_model_new: %s", t->err.msg);
-        return;
-    }
-    lg_builder_init(&t->b, t->m, 0);
-}
-
-static void t_free(T *t) {
-    lg_interp_free(t->it);
-    lg_model_free(t->m);
-    t->it = NULL;
-    t->m = NULL;
-}
-
-/* Create the interpreter, set every input from inputs[i] (its declared byte size), invoke. */
-static lg_status t_run(T *t, lg_precision p, const void *const *inputs) {
-    if (t->b.status != LG_OK) {
-        t->err = t->b.err;
-        return t->st = t->b.status;
-    }
-    lg_run_options ro;
-    memset(&ro, 0, sizeof ro);
-    ro.precision = p;
-    lg_interp_free(t->it);
-    t->it = NULL;
-    t->st = lg_interp_create(t->m, &ro, &t->it, &t->err);
-    if (t->st != LG_OK) return t->st;
-    for (uint32_t i = 0; i < lg_interp_n_inputs(t->it); i++) {
-        lg_tensor_view v;
-        lg_interp_input(t->it, i, &v);
-        t->st = lg_interp_set_input(t->it, i, v.type, inputs[i], v.nbytes, &t->err);
-        if (t->st != LG_OK) return t->st;
-    }
-    return t->st = lg_interp_invoke(t->it, &t->err);
-}
-
-static lg_tensor_view t_out(const T *t, uint32_t i) {
-    lg_tensor_view v;
-    memset(&v, 0, sizeof v);
-    if (t->it) lg_interp_output(t->it, i, &v);
-    return v;
-}
-
+/* Run t (fp32 or p) with the graph inputs' data in order; RUN_OK0: a model without inputs. */
 #define RUN_OK(t, p, ...)                                                                       \
     do {                                                                                        \
         const void *in_[] = {NULL, __VA_ARGS__};                                                \
-        if (t_run((t), (p), in_ + 1) != LG_OK) tf_fail(__FILE__, __LINE__, "run: %s", (t)->err.msg); \
+        if (kt_run((t), (p), 1, in_ + 1) != LG_OK) tf_fail(__FILE__, __LINE__, "run: %s", (t)->err.msg); \
     } while (0)
 #define RUN_OK0(t, p)                                                                           \
     do {                                                                                        \
-        if (t_run((t), (p), NULL) != LG_OK) tf_fail(__FILE__, __LINE__, "run: %s", (t)->err.msg); \
+        if (kt_run((t), (p), 1, NULL) != LG_OK) tf_fail(__FILE__, __LINE__, "run: %s", (t)->err.msg); \
     } while (0)
 /* The run fails with status want and a message containing substr. */
 #define RUN_FAILS(t, want, substr, ...)                                                         \
     do {                                                                                        \
         const void *in_[] = {NULL, __VA_ARGS__};                                                \
-        lg_status s_ = t_run((t), LG_PREC_F32, in_ + 1);                                        \
+        lg_status s_ = kt_run((t), LG_PREC_F32, 1, in_ + 1);                                    \
         CHECK_EQ_INT(s_, want);                                                                 \
         if (!strstr((t)->err.msg, substr))                                                      \
             tf_fail(__FILE__, __LINE__, "message \"%s\" lacks \"%s\"", (t)->err.msg, substr);    \
     } while (0)
 
-static void check_shape_at(const char *f, int l, const lg_tensor_view *v, lg_dims want) {
-    int ok = v->rank == want.n;
-    for (uint32_t i = 0; ok && i < want.n; i++) ok = v->shape[i] == want.v[i];
-    if (!ok) {
-        char a[128] = "", b[128] = "";
-        size_t ka = 0, kb = 0;
-        for (uint32_t i = 0; i < v->rank && i < LG_MAX_RANK; i++) ka += (size_t)snprintf(a + ka, sizeof a - ka, "%d,", v->shape[i]);
-        for (uint32_t i = 0; i < want.n; i++) kb += (size_t)snprintf(b + kb, sizeof b - kb, "%d,", want.v[i]);
-        tf_fail(f, l, "shape [%s], expected [%s]", a, b);
-    }
-}
-#define CHECK_SHAPE(v, ...) check_shape_at(__FILE__, __LINE__, &(v), LG_DIMS(__VA_ARGS__))
-#define CHECK_SCALAR(v) check_shape_at(__FILE__, __LINE__, &(v), LG_SCALAR)
-
+#define CHECK_SHAPE(v, ...) kt_check_view_shape(__FILE__, __LINE__, NULL, &(v), LG_DIMS(__VA_ARGS__))
+#define CHECK_SCALAR(v) kt_check_view_shape(__FILE__, __LINE__, NULL, &(v), LG_SCALAR)
 /* Exact comparison (bitwise for floats, NaN == NaN). */
-static void check_f32_at(const char *f, int l, const lg_tensor_view *v, const float *want, int64_t n) {
-    if (v->type != LG_FLOAT32 || v->numel != n || !v->data) {
-        tf_fail(f, l, "output: type %d numel %lld, expected FLOAT32 x %lld", v->type, (long long)v->numel, (long long)n);
-        return;
-    }
-    const float *got = v->data;
-    for (int64_t i = 0; i < n; i++) {
-        if (memcmp(&got[i], &want[i], 4) != 0 && !(isnan(got[i]) && isnan(want[i]))) {
-            tf_fail(f, l, "element %lld is %.9g, expected %.9g", (long long)i, got[i], want[i]);
-            return;
-        }
-    }
-}
 #define CHECK_F32(v, ...)                                                                       \
     do {                                                                                        \
         static const float w_[] = {__VA_ARGS__};                                                \
-        check_f32_at(__FILE__, __LINE__, &(v), w_, (int64_t)(sizeof w_ / sizeof w_[0]));        \
+        kt_check_view_f32(__FILE__, __LINE__, NULL, &(v), w_, (int64_t)(sizeof w_ / sizeof w_[0]), 0, KT_BITS); \
     } while (0)
-
-static void check_int_at(const char *f, int l, const lg_tensor_view *v, lg_dtype type, const int64_t *want, int64_t n) {
-    if (v->type != type || v->numel != n || (!v->data && n)) {
-        tf_fail(f, l, "output: type %d numel %lld, expected type %d x %lld", v->type, (long long)v->numel, type, (long long)n);
-        return;
-    }
-    for (int64_t i = 0; i < n; i++) {
-        int64_t g = 0;
-        const uint8_t *p = v->data;
-        switch (type) {
-        case LG_INT32: { int32_t x; memcpy(&x, p + 4 * i, 4); g = x; break; }
-        case LG_INT64: memcpy(&g, p + 8 * i, 8); break;
-        case LG_INT8: g = (int8_t)p[i]; break;
-        case LG_UINT8: case LG_BOOL: g = p[i]; break;
-        case LG_INT16: { int16_t x; memcpy(&x, p + 2 * i, 2); g = x; break; }
-        default: break;
-        }
-        if (g != want[i]) {
-            tf_fail(f, l, "element %lld is %lld, expected %lld", (long long)i, (long long)g, (long long)want[i]);
-            return;
-        }
-    }
-}
 #define CHECK_INTS(v, type, ...)                                                                \
     do {                                                                                        \
         static const int64_t w_[] = {__VA_ARGS__};                                              \
-        check_int_at(__FILE__, __LINE__, &(v), type, w_, (int64_t)(sizeof w_ / sizeof w_[0]));  \
+        kt_check_view_ints(__FILE__, __LINE__, NULL, &(v), type, w_, (int64_t)(sizeof w_ / sizeof w_[0])); \
     } while (0)
 
 static float iota_f(int64_t i) { return (float)i; }
@@ -172,8 +73,8 @@ static int64_t idx_to_flat(const int64_t *idx, const int32_t *shape, uint32_t ra
 /* ------------------------------------------------------------------ RESHAPE */
 
 LG_TEST(k_shape_reshape_const_shape_infers_minus_one) {
-    T t;
-    t_init(&t);
+    kt_model t;
+    kt_init(&t);
     int x = lg_b_tensor(&t.b, "x", LG_FLOAT32, LG_DIMS(2, 3));
     int s = lg_b_const_i32(&t.b, "s", LG_DIMS(2), (const int32_t[]){3, -1});
     int y = lg_b_tensor(&t.b, "y", LG_FLOAT32, LG_DIMS(3, 2));
@@ -181,16 +82,16 @@ LG_TEST(k_shape_reshape_const_shape_infers_minus_one) {
     lg_b_io(&t.b, LG_IDS(x), LG_IDS(y));
     float in[6] = {1, 2, 3, 4, 5, 6};
     RUN_OK(&t, LG_PREC_F32, in);
-    lg_tensor_view v = t_out(&t, 0);
+    lg_tensor_view v = kt_out(&t, 0);
     CHECK_SHAPE(v, 3, 2);
     CHECK_F32(v, 1, 2, 3, 4, 5, 6);
-    t_free(&t);
+    kt_free(&t);
 }
 
 LG_TEST(k_shape_reshape_options_and_legacy_scalar) {
     /* one input: the shape comes from new_shape; [0] means a scalar (legacy) */
-    T t;
-    t_init(&t);
+    kt_model t;
+    kt_init(&t);
     int x = lg_b_tensor(&t.b, "x", LG_FLOAT32, LG_DIMS(2, 3));
     int y = lg_b_tensor(&t.b, "y", LG_FLOAT32, LG_DIMS(6));
     lg_reshape_options o = {{(const int32_t[]){6}, 1}};
@@ -198,12 +99,12 @@ LG_TEST(k_shape_reshape_options_and_legacy_scalar) {
     lg_b_io(&t.b, LG_IDS(x), LG_IDS(y));
     float in[6] = {6, 5, 4, 3, 2, 1};
     RUN_OK(&t, LG_PREC_F32, in);
-    lg_tensor_view v = t_out(&t, 0);
+    lg_tensor_view v = kt_out(&t, 0);
     CHECK_SHAPE(v, 6);
     CHECK_F32(v, 6, 5, 4, 3, 2, 1);
-    t_free(&t);
+    kt_free(&t);
 
-    t_init(&t);
+    kt_init(&t);
     x = lg_b_tensor(&t.b, "x", LG_FLOAT32, LG_DIMS(1, 1));
     y = lg_b_tensor(&t.b, "y", LG_FLOAT32, LG_SCALAR);
     lg_reshape_options o0 = {{(const int32_t[]){0}, 1}};
@@ -211,13 +112,13 @@ LG_TEST(k_shape_reshape_options_and_legacy_scalar) {
     lg_b_io(&t.b, LG_IDS(x), LG_IDS(y));
     float one = 42.5f;
     RUN_OK(&t, LG_PREC_F32, &one);
-    v = t_out(&t, 0);
+    v = kt_out(&t, 0);
     CHECK_SCALAR(v);
     CHECK_F32(v, 42.5f);
-    t_free(&t);
+    kt_free(&t);
 
     /* an empty shape tensor also means a scalar */
-    t_init(&t);
+    kt_init(&t);
     x = lg_b_tensor(&t.b, "x", LG_INT32, LG_DIMS(1));
     int s = lg_b_const(&t.b, "s", LG_INT32, LG_DIMS(0), NULL, 0);
     y = lg_b_tensor(&t.b, "y", LG_INT32, LG_SCALAR);
@@ -225,15 +126,15 @@ LG_TEST(k_shape_reshape_options_and_legacy_scalar) {
     lg_b_io(&t.b, LG_IDS(x), LG_IDS(y));
     int32_t iv = -7;
     RUN_OK(&t, LG_PREC_F32, &iv);
-    v = t_out(&t, 0);
+    v = kt_out(&t, 0);
     CHECK_SCALAR(v);
     CHECK_INTS(v, LG_INT32, -7);
-    t_free(&t);
+    kt_free(&t);
 }
 
 LG_TEST(k_shape_reshape_runtime_shape_checked_at_eval) {
-    T t;
-    t_init(&t);
+    kt_model t;
+    kt_init(&t);
     int x = lg_b_tensor(&t.b, "x", LG_FLOAT32, LG_DIMS(6));
     int s = lg_b_tensor(&t.b, "s", LG_INT32, LG_DIMS(2));
     int y = lg_b_tensor(&t.b, "y", LG_FLOAT32, LG_DIMS(3, 2));
@@ -242,19 +143,19 @@ LG_TEST(k_shape_reshape_runtime_shape_checked_at_eval) {
     float in[6] = {1, 2, 3, 4, 5, 6};
     int32_t good[2] = {3, 2}, inferred[2] = {-1, 2}, bad[2] = {2, 3};
     RUN_OK(&t, LG_PREC_F32, in, good);
-    lg_tensor_view v = t_out(&t, 0);
+    lg_tensor_view v = kt_out(&t, 0);
     CHECK_SHAPE(v, 3, 2);
     CHECK_F32(v, 1, 2, 3, 4, 5, 6);
     RUN_OK(&t, LG_PREC_F32, in, inferred);
     RUN_FAILS(&t, LG_ERR_UNSUPPORTED, "RESHAPE", in, bad);
     CHECK(strstr(t.err.msg, "[2,3]") != NULL);
-    t_free(&t);
+    kt_free(&t);
 }
 
 LG_TEST(k_shape_reshape_types_and_empty) {
     /* BOOL, INT8 and INT64 are copied by element size */
-    T t;
-    t_init(&t);
+    kt_model t;
+    kt_init(&t);
     int x = lg_b_tensor(&t.b, "x", LG_INT64, LG_DIMS(2, 2));
     int y = lg_b_tensor(&t.b, "y", LG_INT64, LG_DIMS(4));
     int b = lg_b_tensor(&t.b, "b", LG_BOOL, LG_DIMS(3));
@@ -269,32 +170,32 @@ LG_TEST(k_shape_reshape_types_and_empty) {
     uint8_t bi[3] = {1, 0, 1};
     int8_t qi[2] = {-128, 127};
     RUN_OK(&t, LG_PREC_F32, xi, bi, qi);
-    lg_tensor_view v = t_out(&t, 0);
+    lg_tensor_view v = kt_out(&t, 0);
     CHECK_INTS(v, LG_INT64, 1, -2, 3000000000LL, 4);
-    v = t_out(&t, 1);
+    v = kt_out(&t, 1);
     CHECK_SHAPE(v, 3, 1);
     CHECK_INTS(v, LG_BOOL, 1, 0, 1);
-    v = t_out(&t, 2);
+    v = kt_out(&t, 2);
     CHECK_INTS(v, LG_INT8, -128, 127);
-    t_free(&t);
+    kt_free(&t);
 
     /* 0 elements: [0,4] -> [-1, 2] infers 0 */
-    t_init(&t);
+    kt_init(&t);
     x = lg_b_tensor(&t.b, "x", LG_FLOAT32, LG_DIMS(0, 4));
     y = lg_b_tensor(&t.b, "y", LG_FLOAT32, LG_DIMS(0, 2));
     lg_b_op(&t.b, LG_OP_RESHAPE, LG_IDS(x, lg_b_const_i32(&t.b, "s", LG_DIMS(2), (const int32_t[]){-1, 2})), LG_IDS(y));
     lg_b_io(&t.b, LG_IDS(x), LG_IDS(y));
     float dummy = 0;
     RUN_OK(&t, LG_PREC_F32, &dummy);
-    v = t_out(&t, 0);
+    v = kt_out(&t, 0);
     CHECK_SHAPE(v, 0, 2);
     CHECK_EQ_INT(v.numel, 0);
-    t_free(&t);
+    kt_free(&t);
 }
 
 LG_TEST(k_shape_reshape_bad_shapes) {
-    T t;
-    t_init(&t);
+    kt_model t;
+    kt_init(&t);
     int x = lg_b_tensor(&t.b, "x", LG_FLOAT32, LG_DIMS(2, 3));
     int y = lg_b_tensor(&t.b, "y", LG_FLOAT32, LG_DIMS(6));
     lg_b_op(&t.b, LG_OP_RESHAPE, LG_IDS(x, lg_b_const_i32(&t.b, "s", LG_DIMS(2), (const int32_t[]){-1, -1})), LG_IDS(y));
@@ -302,22 +203,22 @@ LG_TEST(k_shape_reshape_bad_shapes) {
     float in[6] = {0};
     RUN_FAILS(&t, LG_ERR_FORMAT, "more than one -1", in);
     CHECK(strstr(t.err.msg, "op 0 (RESHAPE)") != NULL);
-    t_free(&t);
+    kt_free(&t);
 
-    t_init(&t);
+    kt_init(&t);
     x = lg_b_tensor(&t.b, "x", LG_FLOAT32, LG_DIMS(2, 3));
     y = lg_b_tensor(&t.b, "y", LG_FLOAT32, LG_DIMS(4));
     lg_b_op(&t.b, LG_OP_RESHAPE, LG_IDS(x, lg_b_const_i32(&t.b, "s", LG_DIMS(1), (const int32_t[]){4})), LG_IDS(y));
     lg_b_io(&t.b, LG_IDS(x), LG_IDS(y));
     RUN_FAILS(&t, LG_ERR_FORMAT, "cannot reshape 6 elements", in);
-    t_free(&t);
+    kt_free(&t);
 }
 
 /* ------------------------------------------------------------------ SQUEEZE, EXPAND_DIMS */
 
 LG_TEST(k_shape_squeeze_all_and_listed_dims) {
-    T t;
-    t_init(&t);
+    kt_model t;
+    kt_init(&t);
     int x = lg_b_tensor(&t.b, "x", LG_FLOAT32, LG_DIMS(1, 2, 1, 3));
     int y = lg_b_tensor(&t.b, "y", LG_FLOAT32, LG_DIMS(2, 3));
     int y2 = lg_b_tensor(&t.b, "y2", LG_FLOAT32, LG_DIMS(1, 2, 3));
@@ -327,26 +228,26 @@ LG_TEST(k_shape_squeeze_all_and_listed_dims) {
     lg_b_io(&t.b, LG_IDS(x), LG_IDS(y, y2));
     float in[6] = {1, 2, 3, 4, 5, 6};
     RUN_OK(&t, LG_PREC_F32, in);
-    lg_tensor_view v = t_out(&t, 0);
+    lg_tensor_view v = kt_out(&t, 0);
     CHECK_SHAPE(v, 2, 3);
     CHECK_F32(v, 1, 2, 3, 4, 5, 6);
-    v = t_out(&t, 1);
+    v = kt_out(&t, 1);
     CHECK_SHAPE(v, 1, 2, 3);
-    t_free(&t);
+    kt_free(&t);
 
-    t_init(&t);
+    kt_init(&t);
     x = lg_b_tensor(&t.b, "x", LG_FLOAT32, LG_DIMS(1, 2));
     y = lg_b_tensor(&t.b, "y", LG_FLOAT32, LG_DIMS(1));
     lg_squeeze_options bad = {{(const int32_t[]){1}, 1}};
     lg_b_op_opts(&t.b, LG_OP_SQUEEZE, LG_IDS(x), LG_IDS(y), LG_OPTS_SQUEEZE_OPTIONS, &bad);
     lg_b_io(&t.b, LG_IDS(x), LG_IDS(y));
     RUN_FAILS(&t, LG_ERR_FORMAT, "has size 2, not 1", in);
-    t_free(&t);
+    kt_free(&t);
 }
 
 LG_TEST(k_shape_expand_dims_axes) {
-    T t;
-    t_init(&t);
+    kt_model t;
+    kt_init(&t);
     int x = lg_b_tensor(&t.b, "x", LG_INT32, LG_DIMS(2, 2));
     int y0 = lg_b_tensor(&t.b, "y0", LG_INT32, LG_DIMS(1, 2, 2));
     int y1 = lg_b_tensor(&t.b, "y1", LG_INT32, LG_DIMS(2, 2, 1));
@@ -358,51 +259,51 @@ LG_TEST(k_shape_expand_dims_axes) {
     lg_b_io(&t.b, LG_IDS(x), LG_IDS(y0, y1, y2));
     int32_t in[4] = {9, 8, 7, 6};
     RUN_OK(&t, LG_PREC_F32, in);
-    lg_tensor_view v = t_out(&t, 0);
+    lg_tensor_view v = kt_out(&t, 0);
     CHECK_SHAPE(v, 1, 2, 2);
     CHECK_INTS(v, LG_INT32, 9, 8, 7, 6);
-    v = t_out(&t, 1);
+    v = kt_out(&t, 1);
     CHECK_SHAPE(v, 2, 2, 1);
-    v = t_out(&t, 2);
+    v = kt_out(&t, 2);
     CHECK_SHAPE(v, 2, 1, 2);
     CHECK_INTS(v, LG_INT32, 9, 8, 7, 6);
-    t_free(&t);
+    kt_free(&t);
 
-    t_init(&t);
+    kt_init(&t);
     x = lg_b_tensor(&t.b, "x", LG_INT32, LG_DIMS(2));
     y0 = lg_b_tensor(&t.b, "y", LG_INT32, LG_DIMS(2, 1));
     lg_b_op(&t.b, LG_OP_EXPAND_DIMS, LG_IDS(x, lg_b_const_i32(&t.b, "a", LG_SCALAR, (const int32_t[]){3})), LG_IDS(y0));
     lg_b_io(&t.b, LG_IDS(x), LG_IDS(y0));
     RUN_FAILS(&t, LG_ERR_FORMAT, "axis is out of range", in);
-    t_free(&t);
+    kt_free(&t);
 }
 
 /* ------------------------------------------------------------------ TRANSPOSE */
 
 LG_TEST(k_shape_transpose_3d_against_index_formula) {
-    T t;
-    t_init(&t);
+    kt_model t;
+    kt_init(&t);
     int x = lg_b_tensor(&t.b, "x", LG_FLOAT32, LG_DIMS(2, 3, 4));
     int y = lg_b_tensor(&t.b, "y", LG_FLOAT32, LG_DIMS(4, 2, 3));
     lg_b_op(&t.b, LG_OP_TRANSPOSE, LG_IDS(x, lg_b_const_i32(&t.b, "p", LG_DIMS(3), (const int32_t[]){2, 0, 1})), LG_IDS(y));
     lg_b_io(&t.b, LG_IDS(x), LG_IDS(y));
     float *in = iota(24);
     RUN_OK(&t, LG_PREC_F32, in);
-    lg_tensor_view v = t_out(&t, 0);
+    lg_tensor_view v = kt_out(&t, 0);
     CHECK_SHAPE(v, 4, 2, 3);
     float want[24];
     /* y[c][a][b] = x[a][b][c] = a*12 + b*4 + c */
     for (int c = 0; c < 4; c++)
         for (int a = 0; a < 2; a++)
             for (int b = 0; b < 3; b++) want[c * 6 + a * 3 + b] = (float)(a * 12 + b * 4 + c);
-    check_f32_at(__FILE__, __LINE__, &v, want, 24);
+    kt_check_view_f32(__FILE__, __LINE__, NULL, &v, want, 24, 0, KT_BITS);
     free(in);
-    t_free(&t);
+    kt_free(&t);
 }
 
 LG_TEST(k_shape_transpose_nhwc_to_nchw_int32_and_inner_kept) {
-    T t;
-    t_init(&t);
+    kt_model t;
+    kt_init(&t);
     int x = lg_b_tensor(&t.b, "x", LG_INT32, LG_DIMS(1, 2, 2, 3));
     int y = lg_b_tensor(&t.b, "y", LG_INT32, LG_DIMS(1, 3, 2, 2));
     int y2 = lg_b_tensor(&t.b, "y2", LG_INT32, LG_DIMS(2, 1, 2, 3)); /* innermost kept: memcpy runs */
@@ -416,42 +317,42 @@ LG_TEST(k_shape_transpose_nhwc_to_nchw_int32_and_inner_kept) {
         for (int w = 0; w < 2; w++)
             for (int c = 0; c < 3; c++) in[(h * 2 + w) * 3 + c] = 100 * h + 10 * w + c;
     RUN_OK(&t, LG_PREC_F32, in);
-    lg_tensor_view v = t_out(&t, 0);
+    lg_tensor_view v = kt_out(&t, 0);
     CHECK_INTS(v, LG_INT32, 0, 10, 100, 110, 1, 11, 101, 111, 2, 12, 102, 112);
-    v = t_out(&t, 1);
+    v = kt_out(&t, 1);
     CHECK_INTS(v, LG_INT32, 0, 1, 2, 10, 11, 12, 100, 101, 102, 110, 111, 112);
-    t_free(&t);
+    kt_free(&t);
 
-    t_init(&t);
+    kt_init(&t);
     x = lg_b_tensor(&t.b, "x", LG_INT32, LG_DIMS(2, 2));
     y = lg_b_tensor(&t.b, "y", LG_INT32, LG_DIMS(2, 2));
     lg_b_op(&t.b, LG_OP_TRANSPOSE, LG_IDS(x, lg_b_const_i32(&t.b, "p", LG_DIMS(2), (const int32_t[]){1, 1})), LG_IDS(y));
     lg_b_io(&t.b, LG_IDS(x), LG_IDS(y));
     RUN_FAILS(&t, LG_ERR_FORMAT, "not a permutation", in);
-    t_free(&t);
+    kt_free(&t);
 }
 
 LG_TEST(k_shape_transpose_f16_mode_keeps_half_values) {
     /* In LG_PREC_F16 the input is stored as half; moving it changes nothing. */
-    T t;
-    t_init(&t);
+    kt_model t;
+    kt_init(&t);
     int x = lg_b_tensor(&t.b, "x", LG_FLOAT32, LG_DIMS(2, 2));
     int y = lg_b_tensor(&t.b, "y", LG_FLOAT32, LG_DIMS(2, 2));
     lg_b_op(&t.b, LG_OP_TRANSPOSE, LG_IDS(x, lg_b_const_i32(&t.b, "p", LG_DIMS(2), (const int32_t[]){1, 0})), LG_IDS(y));
     lg_b_io(&t.b, LG_IDS(x), LG_IDS(y));
     float in[4] = {0.1f, 70000.0f, -1e-8f, 3.0f};
     RUN_OK(&t, LG_PREC_F16, in);
-    lg_tensor_view v = t_out(&t, 0);
+    lg_tensor_view v = kt_out(&t, 0);
     float want[4] = {lg_round_half(0.1f), lg_round_half(-1e-8f), INFINITY, 3.0f};
-    check_f32_at(__FILE__, __LINE__, &v, want, 4);
-    t_free(&t);
+    kt_check_view_f32(__FILE__, __LINE__, NULL, &v, want, 4, 0, KT_BITS);
+    kt_free(&t);
 }
 
 /* ------------------------------------------------------------------ CONCATENATION, PACK */
 
 LG_TEST(k_shape_concat_axis1_and_negative_axis) {
-    T t;
-    t_init(&t);
+    kt_model t;
+    kt_init(&t);
     int a = lg_b_tensor(&t.b, "a", LG_FLOAT32, LG_DIMS(2, 2));
     int b = lg_b_tensor(&t.b, "b", LG_FLOAT32, LG_DIMS(2, 3));
     int e = lg_b_tensor(&t.b, "e", LG_FLOAT32, LG_DIMS(2, 0)); /* empty input */
@@ -463,17 +364,17 @@ LG_TEST(k_shape_concat_axis1_and_negative_axis) {
     lg_b_io(&t.b, LG_IDS(a, b, e), LG_IDS(y, y2));
     float ai[4] = {1, 2, 3, 4}, bi[6] = {10, 20, 30, 40, 50, 60}, ei[1] = {0};
     RUN_OK(&t, LG_PREC_F32, ai, bi, ei);
-    lg_tensor_view v = t_out(&t, 0);
+    lg_tensor_view v = kt_out(&t, 0);
     CHECK_SHAPE(v, 2, 5);
     CHECK_F32(v, 1, 2, 10, 20, 30, 3, 4, 40, 50, 60);
-    v = t_out(&t, 1);
+    v = kt_out(&t, 1);
     CHECK_F32(v, 1, 2, 10, 20, 30, 3, 4, 40, 50, 60);
-    t_free(&t);
+    kt_free(&t);
 }
 
 LG_TEST(k_shape_concat_axis0_int8_and_fused_relu6) {
-    T t;
-    t_init(&t);
+    kt_model t;
+    kt_init(&t);
     int a = lg_b_tensor(&t.b, "a", LG_INT8, LG_DIMS(1, 2));
     int b = lg_b_tensor(&t.b, "b", LG_INT8, LG_DIMS(2, 2));
     int y = lg_b_tensor(&t.b, "y", LG_INT8, LG_DIMS(3, 2));
@@ -487,14 +388,14 @@ LG_TEST(k_shape_concat_axis0_int8_and_fused_relu6) {
     int8_t ai[2] = {-1, 2}, bi[4] = {3, -4, 5, 127};
     float fi[3] = {-2, 3, 9}, gi[1] = {6.5f};
     RUN_OK(&t, LG_PREC_F32, ai, bi, fi, gi);
-    lg_tensor_view v = t_out(&t, 0);
+    lg_tensor_view v = kt_out(&t, 0);
     CHECK_INTS(v, LG_INT8, -1, 2, 3, -4, 5, 127);
-    v = t_out(&t, 1);
+    v = kt_out(&t, 1);
     CHECK_F32(v, 0, 3, 6, 6);
-    t_free(&t);
+    kt_free(&t);
 
     /* an activation on integers is refused */
-    t_init(&t);
+    kt_init(&t);
     a = lg_b_tensor(&t.b, "a", LG_INT32, LG_DIMS(1));
     y = lg_b_tensor(&t.b, "y", LG_INT32, LG_DIMS(2));
     lg_concatenation_options relu = {0, LG_ACTIVATION_FUNCTION_TYPE_RELU};
@@ -502,12 +403,12 @@ LG_TEST(k_shape_concat_axis0_int8_and_fused_relu6) {
     lg_b_io(&t.b, LG_IDS(a), LG_IDS(y));
     int32_t one = 1;
     RUN_FAILS(&t, LG_ERR_UNSUPPORTED, "fused activation", &one);
-    t_free(&t);
+    kt_free(&t);
 }
 
 LG_TEST(k_shape_concat_scalars_and_mismatch) {
-    T t;
-    t_init(&t);
+    kt_model t;
+    kt_init(&t);
     int a = lg_b_tensor(&t.b, "a", LG_INT32, LG_SCALAR);
     int c = lg_b_const_i32(&t.b, "c", LG_SCALAR, (const int32_t[]){-5});
     int y = lg_b_tensor(&t.b, "y", LG_INT32, LG_DIMS(3));
@@ -516,11 +417,11 @@ LG_TEST(k_shape_concat_scalars_and_mismatch) {
     lg_b_io(&t.b, LG_IDS(a), LG_IDS(y));
     int32_t ai = 8;
     RUN_OK(&t, LG_PREC_F32, &ai);
-    lg_tensor_view v = t_out(&t, 0);
+    lg_tensor_view v = kt_out(&t, 0);
     CHECK_INTS(v, LG_INT32, -5, 8, -5);
-    t_free(&t);
+    kt_free(&t);
 
-    t_init(&t);
+    kt_init(&t);
     a = lg_b_tensor(&t.b, "a", LG_FLOAT32, LG_DIMS(2, 2));
     int b = lg_b_tensor(&t.b, "b", LG_FLOAT32, LG_DIMS(3, 3));
     y = lg_b_tensor(&t.b, "y", LG_FLOAT32, LG_DIMS(2, 5));
@@ -529,12 +430,12 @@ LG_TEST(k_shape_concat_scalars_and_mismatch) {
     lg_b_io(&t.b, LG_IDS(a, b), LG_IDS(y));
     float z[9] = {0};
     RUN_FAILS(&t, LG_ERR_FORMAT, "dim 0 = 3", z, z);
-    t_free(&t);
+    kt_free(&t);
 }
 
 LG_TEST(k_shape_pack_axes) {
-    T t;
-    t_init(&t);
+    kt_model t;
+    kt_init(&t);
     int a = lg_b_tensor(&t.b, "a", LG_FLOAT32, LG_DIMS(2));
     int b = lg_b_tensor(&t.b, "b", LG_FLOAT32, LG_DIMS(2));
     int c = lg_b_tensor(&t.b, "c", LG_FLOAT32, LG_DIMS(2));
@@ -546,19 +447,19 @@ LG_TEST(k_shape_pack_axes) {
     lg_b_io(&t.b, LG_IDS(a, b, c), LG_IDS(y0, y1));
     float ai[2] = {1, 2}, bi[2] = {3, 4}, ci[2] = {5, 6};
     RUN_OK(&t, LG_PREC_F32, ai, bi, ci);
-    lg_tensor_view v = t_out(&t, 0);
+    lg_tensor_view v = kt_out(&t, 0);
     CHECK_F32(v, 1, 2, 3, 4, 5, 6);
-    v = t_out(&t, 1);
+    v = kt_out(&t, 1);
     CHECK_SHAPE(v, 2, 3);
     CHECK_F32(v, 1, 3, 5, 2, 4, 6);
-    t_free(&t);
+    kt_free(&t);
 }
 
 /* ------------------------------------------------------------------ UNPACK, SPLIT, SPLIT_V */
 
 LG_TEST(k_shape_unpack_axis1_and_axis0) {
-    T t;
-    t_init(&t);
+    kt_model t;
+    kt_init(&t);
     int x = lg_b_tensor(&t.b, "x", LG_INT32, LG_DIMS(2, 3));
     int o[3], p[2];
     for (int i = 0; i < 3; i++) o[i] = lg_b_tensor(&t.b, "o", LG_INT32, LG_DIMS(2));
@@ -569,22 +470,22 @@ LG_TEST(k_shape_unpack_axis1_and_axis0) {
     lg_b_io(&t.b, LG_IDS(x), LG_IDS(o[0], o[1], o[2], p[0], p[1]));
     int32_t in[6] = {1, 2, 3, 4, 5, 6};
     RUN_OK(&t, LG_PREC_F32, in);
-    lg_tensor_view v = t_out(&t, 0);
+    lg_tensor_view v = kt_out(&t, 0);
     CHECK_INTS(v, LG_INT32, 1, 4);
-    v = t_out(&t, 1);
+    v = kt_out(&t, 1);
     CHECK_INTS(v, LG_INT32, 2, 5);
-    v = t_out(&t, 2);
+    v = kt_out(&t, 2);
     CHECK_INTS(v, LG_INT32, 3, 6);
-    v = t_out(&t, 3);
+    v = kt_out(&t, 3);
     CHECK_INTS(v, LG_INT32, 1, 2, 3);
-    v = t_out(&t, 4);
+    v = kt_out(&t, 4);
     CHECK_INTS(v, LG_INT32, 4, 5, 6);
-    t_free(&t);
+    kt_free(&t);
 }
 
 LG_TEST(k_shape_split_equal_parts) {
-    T t;
-    t_init(&t);
+    kt_model t;
+    kt_init(&t);
     int x = lg_b_tensor(&t.b, "x", LG_FLOAT32, LG_DIMS(2, 4));
     int a = lg_b_tensor(&t.b, "a", LG_FLOAT32, LG_DIMS(2, 2));
     int b = lg_b_tensor(&t.b, "b", LG_FLOAT32, LG_DIMS(2, 2));
@@ -594,13 +495,13 @@ LG_TEST(k_shape_split_equal_parts) {
     lg_b_io(&t.b, LG_IDS(x), LG_IDS(a, b));
     float in[8] = {1, 2, 3, 4, 5, 6, 7, 8};
     RUN_OK(&t, LG_PREC_F32, in);
-    lg_tensor_view v = t_out(&t, 0);
+    lg_tensor_view v = kt_out(&t, 0);
     CHECK_F32(v, 1, 2, 5, 6);
-    v = t_out(&t, 1);
+    v = kt_out(&t, 1);
     CHECK_F32(v, 3, 4, 7, 8);
-    t_free(&t);
+    kt_free(&t);
 
-    t_init(&t);
+    kt_init(&t);
     x = lg_b_tensor(&t.b, "x", LG_FLOAT32, LG_DIMS(3));
     a = lg_b_tensor(&t.b, "a", LG_FLOAT32, LG_DIMS(1));
     b = lg_b_tensor(&t.b, "b", LG_FLOAT32, LG_DIMS(1));
@@ -608,12 +509,12 @@ LG_TEST(k_shape_split_equal_parts) {
                  LG_OPTS_SPLIT_OPTIONS, &o);
     lg_b_io(&t.b, LG_IDS(x), LG_IDS(a, b));
     RUN_FAILS(&t, LG_ERR_FORMAT, "does not split into 2 equal parts", in);
-    t_free(&t);
+    kt_free(&t);
 }
 
 LG_TEST(k_shape_split_v_inferred_size) {
-    T t;
-    t_init(&t);
+    kt_model t;
+    kt_init(&t);
     int x = lg_b_tensor(&t.b, "x", LG_INT64, LG_DIMS(5, 1));
     int a = lg_b_tensor(&t.b, "a", LG_INT64, LG_DIMS(1, 1));
     int b = lg_b_tensor(&t.b, "b", LG_INT64, LG_DIMS(3, 1));
@@ -626,16 +527,16 @@ LG_TEST(k_shape_split_v_inferred_size) {
     lg_b_io(&t.b, LG_IDS(x), LG_IDS(a, b, c));
     int64_t in[5] = {10, 20, 30, 40, 50};
     RUN_OK(&t, LG_PREC_F32, in);
-    lg_tensor_view v = t_out(&t, 0);
+    lg_tensor_view v = kt_out(&t, 0);
     CHECK_INTS(v, LG_INT64, 10);
-    v = t_out(&t, 1);
+    v = kt_out(&t, 1);
     CHECK_SHAPE(v, 3, 1);
     CHECK_INTS(v, LG_INT64, 20, 30, 40);
-    v = t_out(&t, 2);
+    v = kt_out(&t, 2);
     CHECK_INTS(v, LG_INT64, 50);
-    t_free(&t);
+    kt_free(&t);
 
-    t_init(&t);
+    kt_init(&t);
     x = lg_b_tensor(&t.b, "x", LG_INT64, LG_DIMS(5));
     a = lg_b_tensor(&t.b, "a", LG_INT64, LG_DIMS(2));
     b = lg_b_tensor(&t.b, "b", LG_INT64, LG_DIMS(2));
@@ -646,14 +547,14 @@ LG_TEST(k_shape_split_v_inferred_size) {
                  LG_IDS(a, b), LG_OPTS_SPLIT_V_OPTIONS, &o2);
     lg_b_io(&t.b, LG_IDS(x), LG_IDS(a, b));
     RUN_FAILS(&t, LG_ERR_FORMAT, "more than one -1", in);
-    t_free(&t);
+    kt_free(&t);
 }
 
 /* ------------------------------------------------------------------ SLICE */
 
 LG_TEST(k_shape_slice_size_minus_one_and_bounds) {
-    T t;
-    t_init(&t);
+    kt_model t;
+    kt_init(&t);
     int x = lg_b_tensor(&t.b, "x", LG_FLOAT32, LG_DIMS(3, 4));
     int y = lg_b_tensor(&t.b, "y", LG_FLOAT32, LG_DIMS(2, 3));
     int64_t b64[2] = {0, 3}, s64[2] = {-1, 1};
@@ -668,14 +569,14 @@ LG_TEST(k_shape_slice_size_minus_one_and_bounds) {
     lg_b_io(&t.b, LG_IDS(x), LG_IDS(y, y2));
     float *in = iota(12);
     RUN_OK(&t, LG_PREC_F32, in);
-    lg_tensor_view v = t_out(&t, 0);
+    lg_tensor_view v = kt_out(&t, 0);
     CHECK_SHAPE(v, 2, 3);
     CHECK_F32(v, 5, 6, 7, 9, 10, 11);
-    v = t_out(&t, 1);
+    v = kt_out(&t, 1);
     CHECK_F32(v, 3, 7, 11);
-    t_free(&t);
+    kt_free(&t);
 
-    t_init(&t);
+    kt_init(&t);
     x = lg_b_tensor(&t.b, "x", LG_FLOAT32, LG_DIMS(3, 4));
     y = lg_b_tensor(&t.b, "y", LG_FLOAT32, LG_DIMS(2, 3));
     lg_b_op(&t.b, LG_OP_SLICE,
@@ -684,16 +585,16 @@ LG_TEST(k_shape_slice_size_minus_one_and_bounds) {
             LG_IDS(y));
     lg_b_io(&t.b, LG_IDS(x), LG_IDS(y));
     RUN_FAILS(&t, LG_ERR_FORMAT, "size[0] = 2 is out of range", in);
-    t_free(&t);
+    kt_free(&t);
     free(in);
 }
 
 /* ------------------------------------------------------------------ STRIDED_SLICE */
 
 /* A one-op STRIDED_SLICE on a float input of shape `in` filled with 0, 1, 2, ... */
-static void ss_model(T *t, lg_dims in, lg_dims out, const int32_t *b, const int32_t *e, const int32_t *s, uint32_t n,
+static void ss_model(kt_model *t, lg_dims in, lg_dims out, const int32_t *b, const int32_t *e, const int32_t *s, uint32_t n,
                      const lg_strided_slice_options *o) {
-    t_init(t);
+    kt_init(t);
     int x = lg_b_tensor(&t->b, "x", LG_FLOAT32, in);
     int y = lg_b_tensor(&t->b, "y", LG_FLOAT32, out);
     int32_t nn[1] = {(int32_t)n};
@@ -705,97 +606,97 @@ static void ss_model(T *t, lg_dims in, lg_dims out, const int32_t *b, const int3
 
 LG_TEST(k_shape_strided_slice_basic_negative_stride_and_masks) {
     float *in = iota(64);
-    T t;
+    kt_model t;
     lg_strided_slice_options o;
     memset(&o, 0, sizeof o);
     ss_model(&t, LG_DIMS(4), LG_DIMS(2), (const int32_t[]){1}, (const int32_t[]){3}, (const int32_t[]){1}, 1, &o);
     RUN_OK(&t, LG_PREC_F32, in);
-    lg_tensor_view v = t_out(&t, 0);
+    lg_tensor_view v = kt_out(&t, 0);
     CHECK_F32(v, 1, 2);
-    t_free(&t);
+    kt_free(&t);
 
     /* x[-1:-4:-1] of [0,1,2,3] = [3,2,1] */
     ss_model(&t, LG_DIMS(4), LG_DIMS(3), (const int32_t[]){-1}, (const int32_t[]){-4}, (const int32_t[]){-1}, 1, &o);
     RUN_OK(&t, LG_PREC_F32, in);
-    v = t_out(&t, 0);
+    v = kt_out(&t, 0);
     CHECK_F32(v, 3, 2, 1);
-    t_free(&t);
+    kt_free(&t);
 
     /* begin_mask: x[:3] ; end_mask: x[1:] */
     o.begin_mask = 1;
     ss_model(&t, LG_DIMS(4), LG_DIMS(3), (const int32_t[]){1}, (const int32_t[]){3}, (const int32_t[]){1}, 1, &o);
     RUN_OK(&t, LG_PREC_F32, in);
-    v = t_out(&t, 0);
+    v = kt_out(&t, 0);
     CHECK_F32(v, 0, 1, 2);
-    t_free(&t);
+    kt_free(&t);
     o.begin_mask = 0;
     o.end_mask = 1;
     ss_model(&t, LG_DIMS(4), LG_DIMS(3), (const int32_t[]){1}, (const int32_t[]){3}, (const int32_t[]){1}, 1, &o);
     RUN_OK(&t, LG_PREC_F32, in);
-    v = t_out(&t, 0);
+    v = kt_out(&t, 0);
     CHECK_F32(v, 1, 2, 3);
-    t_free(&t);
+    kt_free(&t);
 
     /* x[::-1] with both masks and a negative stride: the whole axis reversed */
     o.begin_mask = o.end_mask = 1;
     ss_model(&t, LG_DIMS(4), LG_DIMS(4), (const int32_t[]){0}, (const int32_t[]){0}, (const int32_t[]){-1}, 1, &o);
     RUN_OK(&t, LG_PREC_F32, in);
-    v = t_out(&t, 0);
+    v = kt_out(&t, 0);
     CHECK_F32(v, 3, 2, 1, 0);
-    t_free(&t);
+    kt_free(&t);
 
     /* x[1:100:3] of 0..9: end clamps to 10 -> 1, 4, 7 */
     memset(&o, 0, sizeof o);
     ss_model(&t, LG_DIMS(10), LG_DIMS(3), (const int32_t[]){1}, (const int32_t[]){100}, (const int32_t[]){3}, 1, &o);
     RUN_OK(&t, LG_PREC_F32, in);
-    v = t_out(&t, 0);
+    v = kt_out(&t, 0);
     CHECK_F32(v, 1, 4, 7);
-    t_free(&t);
+    kt_free(&t);
 
     /* x[2:1] is empty */
     ss_model(&t, LG_DIMS(4), LG_DIMS(0), (const int32_t[]){2}, (const int32_t[]){1}, (const int32_t[]){1}, 1, &o);
     RUN_OK(&t, LG_PREC_F32, in);
-    v = t_out(&t, 0);
+    v = kt_out(&t, 0);
     CHECK_EQ_INT(v.numel, 0);
-    t_free(&t);
+    kt_free(&t);
 
     /* 2-D with a stride on both axes: x[1:, ::2] of a 3x4 */
     o.end_mask = 3;
     o.begin_mask = 2;
     ss_model(&t, LG_DIMS(3, 4), LG_DIMS(2, 2), (const int32_t[]){1, 0}, (const int32_t[]){0, 0}, (const int32_t[]){1, 2}, 2, &o);
     RUN_OK(&t, LG_PREC_F32, in);
-    v = t_out(&t, 0);
+    v = kt_out(&t, 0);
     CHECK_F32(v, 4, 6, 8, 10);
-    t_free(&t);
+    kt_free(&t);
     free(in);
 }
 
 LG_TEST(k_shape_strided_slice_shrink_ellipsis_new_axis_offset) {
     float *in = iota(64);
-    T t;
+    kt_model t;
     lg_strided_slice_options o;
     /* shrink: x[1] of a 2x3 -> [3, 4, 5] */
     memset(&o, 0, sizeof o);
     o.shrink_axis_mask = 1;
     ss_model(&t, LG_DIMS(2, 3), LG_DIMS(3), (const int32_t[]){1, 0}, (const int32_t[]){2, 3}, (const int32_t[]){1, 1}, 2, &o);
     RUN_OK(&t, LG_PREC_F32, in);
-    lg_tensor_view v = t_out(&t, 0);
+    lg_tensor_view v = kt_out(&t, 0);
     CHECK_SHAPE(v, 3);
     CHECK_F32(v, 3, 4, 5);
-    t_free(&t);
+    kt_free(&t);
 
     /* shrink with a negative index: x[-1] of [0,1,2] -> scalar 2 */
     ss_model(&t, LG_DIMS(3), LG_SCALAR, (const int32_t[]){-1}, (const int32_t[]){0}, (const int32_t[]){1}, 1, &o);
     RUN_OK(&t, LG_PREC_F32, in);
-    v = t_out(&t, 0);
+    v = kt_out(&t, 0);
     CHECK_SCALAR(v);
     CHECK_F32(v, 2);
-    t_free(&t);
+    kt_free(&t);
 
     /* shrink out of range is an error, not garbage */
     ss_model(&t, LG_DIMS(3), LG_SCALAR, (const int32_t[]){3}, (const int32_t[]){4}, (const int32_t[]){1}, 1, &o);
     RUN_FAILS(&t, LG_ERR_FORMAT, "out of range", in);
-    t_free(&t);
+    kt_free(&t);
 
     /* ellipsis: x[..., 1] of 2x3x4 -> 2x3, element (a,b) = a*12 + b*4 + 1 */
     memset(&o, 0, sizeof o);
@@ -804,10 +705,10 @@ LG_TEST(k_shape_strided_slice_shrink_ellipsis_new_axis_offset) {
     ss_model(&t, LG_DIMS(2, 3, 4), LG_DIMS(2, 3), (const int32_t[]){0, 1}, (const int32_t[]){0, 2}, (const int32_t[]){1, 1}, 2,
              &o);
     RUN_OK(&t, LG_PREC_F32, in);
-    v = t_out(&t, 0);
+    v = kt_out(&t, 0);
     CHECK_SHAPE(v, 2, 3);
     CHECK_F32(v, 1, 5, 9, 13, 17, 21);
-    t_free(&t);
+    kt_free(&t);
 
     /* ellipsis in the middle: x[0, ..., 1:3] of 2x3x4 -> shape [3, 2] */
     memset(&o, 0, sizeof o);
@@ -816,10 +717,10 @@ LG_TEST(k_shape_strided_slice_shrink_ellipsis_new_axis_offset) {
     ss_model(&t, LG_DIMS(2, 3, 4), LG_DIMS(3, 2), (const int32_t[]){0, 0, 1}, (const int32_t[]){1, 0, 3},
              (const int32_t[]){1, 1, 1}, 3, &o);
     RUN_OK(&t, LG_PREC_F32, in);
-    v = t_out(&t, 0);
+    v = kt_out(&t, 0);
     CHECK_SHAPE(v, 3, 2);
     CHECK_F32(v, 1, 2, 5, 6, 9, 10);
-    t_free(&t);
+    kt_free(&t);
 
     /* new axis: x[newaxis, 1:2] of 2x3 -> [1, 1, 3] = row 1 */
     memset(&o, 0, sizeof o);
@@ -827,30 +728,30 @@ LG_TEST(k_shape_strided_slice_shrink_ellipsis_new_axis_offset) {
     ss_model(&t, LG_DIMS(2, 3), LG_DIMS(1, 1, 3), (const int32_t[]){0, 1}, (const int32_t[]){0, 2}, (const int32_t[]){1, 1}, 2,
              &o);
     RUN_OK(&t, LG_PREC_F32, in);
-    v = t_out(&t, 0);
+    v = kt_out(&t, 0);
     CHECK_SHAPE(v, 1, 1, 3);
     CHECK_F32(v, 3, 4, 5);
-    t_free(&t);
+    kt_free(&t);
 
     /* offset: end is a size: x[1:1+2] of [0..4] */
     memset(&o, 0, sizeof o);
     o.offset = true;
     ss_model(&t, LG_DIMS(5), LG_DIMS(2), (const int32_t[]){1}, (const int32_t[]){2}, (const int32_t[]){1}, 1, &o);
     RUN_OK(&t, LG_PREC_F32, in);
-    v = t_out(&t, 0);
+    v = kt_out(&t, 0);
     CHECK_F32(v, 1, 2);
-    t_free(&t);
+    kt_free(&t);
 
     /* offset running past the input: TFLite would leave part of the output unwritten */
     ss_model(&t, LG_DIMS(5), LG_DIMS(4), (const int32_t[]){3}, (const int32_t[]){4}, (const int32_t[]){1}, 1, &o);
     RUN_FAILS(&t, LG_ERR_UNSUPPORTED, "offset", in);
-    t_free(&t);
+    kt_free(&t);
     free(in);
 }
 
 LG_TEST(k_shape_strided_slice_runtime_begin_unsupported) {
-    T t;
-    t_init(&t);
+    kt_model t;
+    kt_init(&t);
     int x = lg_b_tensor(&t.b, "x", LG_FLOAT32, LG_DIMS(4));
     int bt = lg_b_tensor(&t.b, "b", LG_INT32, LG_DIMS(1));
     int y = lg_b_tensor(&t.b, "y", LG_FLOAT32, LG_DIMS(2));
@@ -865,14 +766,14 @@ LG_TEST(k_shape_strided_slice_runtime_begin_unsupported) {
     int32_t b = 1;
     RUN_FAILS(&t, LG_ERR_UNSUPPORTED, "must be constant", in, &b);
     CHECK(strstr(t.err.msg, "STRIDED_SLICE") != NULL);
-    t_free(&t);
+    kt_free(&t);
 }
 
 /* ------------------------------------------------------------------ PAD, PADV2, MIRROR_PAD */
 
 LG_TEST(k_shape_pad_float_and_padv2_value) {
-    T t;
-    t_init(&t);
+    kt_model t;
+    kt_init(&t);
     int x = lg_b_tensor(&t.b, "x", LG_FLOAT32, LG_DIMS(2, 2));
     int y = lg_b_tensor(&t.b, "y", LG_FLOAT32, LG_DIMS(3, 4));
     int y2 = lg_b_tensor(&t.b, "y2", LG_FLOAT32, LG_DIMS(3, 4));
@@ -882,18 +783,18 @@ LG_TEST(k_shape_pad_float_and_padv2_value) {
     lg_b_io(&t.b, LG_IDS(x), LG_IDS(y, y2));
     float in[4] = {1, 2, 3, 4};
     RUN_OK(&t, LG_PREC_F32, in);
-    lg_tensor_view v = t_out(&t, 0);
+    lg_tensor_view v = kt_out(&t, 0);
     CHECK_SHAPE(v, 3, 4);
     CHECK_F32(v, 0, 0, 0, 0, 1, 2, 0, 0, 3, 4, 0, 0);
-    v = t_out(&t, 1);
+    v = kt_out(&t, 1);
     CHECK_F32(v, 9.5f, 9.5f, 9.5f, 9.5f, 1, 2, 9.5f, 9.5f, 3, 4, 9.5f, 9.5f);
-    t_free(&t);
+    kt_free(&t);
 }
 
 LG_TEST(k_shape_pad_nhwc_against_index_formula) {
     /* pads on H, W and C of a 1x2x3x2 tensor (int64 paddings), value from a run-time input */
-    T t;
-    t_init(&t);
+    kt_model t;
+    kt_init(&t);
     int x = lg_b_tensor(&t.b, "x", LG_FLOAT32, LG_DIMS(1, 2, 3, 2));
     int c = lg_b_tensor(&t.b, "c", LG_FLOAT32, LG_SCALAR);
     int y = lg_b_tensor(&t.b, "y", LG_FLOAT32, LG_DIMS(1, 5, 4, 5));
@@ -903,7 +804,7 @@ LG_TEST(k_shape_pad_nhwc_against_index_formula) {
     float *in = iota(12);
     float cv = -1;
     RUN_OK(&t, LG_PREC_F32, in, &cv);
-    lg_tensor_view v = t_out(&t, 0);
+    lg_tensor_view v = kt_out(&t, 0);
     float want[100];
     const int32_t os[4] = {1, 5, 4, 5}, is[4] = {1, 2, 3, 2};
     for (int64_t i = 0; i < 100; i++) {
@@ -916,14 +817,14 @@ LG_TEST(k_shape_pad_nhwc_against_index_formula) {
         }
         want[i] = inside ? in[idx_to_flat(src, is, 4)] : -1;
     }
-    check_f32_at(__FILE__, __LINE__, &v, want, 100);
+    kt_check_view_f32(__FILE__, __LINE__, NULL, &v, want, 100, 0, KT_BITS);
     free(in);
-    t_free(&t);
+    kt_free(&t);
 }
 
 LG_TEST(k_shape_pad_int8_uses_zero_point_and_errors) {
-    T t;
-    t_init(&t);
+    kt_model t;
+    kt_init(&t);
     int x = lg_b_tensor(&t.b, "x", LG_INT8, LG_DIMS(2));
     int y = lg_b_tensor(&t.b, "y", LG_INT8, LG_DIMS(4));
     lg_tensor_set_quant(t.m, 0, (uint32_t)x, (const float[]){0.5f}, (const int64_t[]){-3}, 1, 0, &t.err);
@@ -932,22 +833,22 @@ LG_TEST(k_shape_pad_int8_uses_zero_point_and_errors) {
     lg_b_io(&t.b, LG_IDS(x), LG_IDS(y));
     int8_t in[2] = {5, -6};
     RUN_OK(&t, LG_PREC_F32, in);
-    lg_tensor_view v = t_out(&t, 0);
+    lg_tensor_view v = kt_out(&t, 0);
     CHECK_INTS(v, LG_INT8, -3, 5, -6, -3);
-    t_free(&t);
+    kt_free(&t);
 
     /* negative padding */
-    t_init(&t);
+    kt_init(&t);
     x = lg_b_tensor(&t.b, "x", LG_FLOAT32, LG_DIMS(2));
     y = lg_b_tensor(&t.b, "y", LG_FLOAT32, LG_DIMS(1));
     lg_b_op(&t.b, LG_OP_PAD, LG_IDS(x, lg_b_const_i32(&t.b, "p", LG_DIMS(1, 2), (const int32_t[]){-1, 0})), LG_IDS(y));
     lg_b_io(&t.b, LG_IDS(x), LG_IDS(y));
     float f[2] = {0};
     RUN_FAILS(&t, LG_ERR_FORMAT, "negative", f);
-    t_free(&t);
+    kt_free(&t);
 
     /* paddings computed at run time */
-    t_init(&t);
+    kt_init(&t);
     x = lg_b_tensor(&t.b, "x", LG_FLOAT32, LG_DIMS(2));
     int p = lg_b_tensor(&t.b, "p", LG_INT32, LG_DIMS(1, 2));
     y = lg_b_tensor(&t.b, "y", LG_FLOAT32, LG_DIMS(3));
@@ -955,12 +856,12 @@ LG_TEST(k_shape_pad_int8_uses_zero_point_and_errors) {
     lg_b_io(&t.b, LG_IDS(x, p), LG_IDS(y));
     int32_t pv[2] = {1, 0};
     RUN_FAILS(&t, LG_ERR_UNSUPPORTED, "must be constant", f, pv);
-    t_free(&t);
+    kt_free(&t);
 }
 
 LG_TEST(k_shape_pad_one_element_and_no_padding) {
-    T t;
-    t_init(&t);
+    kt_model t;
+    kt_init(&t);
     int x = lg_b_tensor(&t.b, "x", LG_FLOAT32, LG_DIMS(1, 1));
     int y = lg_b_tensor(&t.b, "y", LG_FLOAT32, LG_DIMS(1, 1));
     int y2 = lg_b_tensor(&t.b, "y2", LG_FLOAT32, LG_DIMS(3, 1));
@@ -969,16 +870,16 @@ LG_TEST(k_shape_pad_one_element_and_no_padding) {
     lg_b_io(&t.b, LG_IDS(x), LG_IDS(y, y2));
     float in = 7;
     RUN_OK(&t, LG_PREC_F32, &in);
-    lg_tensor_view v = t_out(&t, 0);
+    lg_tensor_view v = kt_out(&t, 0);
     CHECK_F32(v, 7);
-    v = t_out(&t, 1);
+    v = kt_out(&t, 1);
     CHECK_F32(v, 0, 7, 0);
-    t_free(&t);
+    kt_free(&t);
 }
 
 LG_TEST(k_shape_mirror_pad_reflect_and_symmetric_1d) {
-    T t;
-    t_init(&t);
+    kt_model t;
+    kt_init(&t);
     int x = lg_b_tensor(&t.b, "x", LG_FLOAT32, LG_DIMS(3));
     int y = lg_b_tensor(&t.b, "y", LG_FLOAT32, LG_DIMS(7));
     int y2 = lg_b_tensor(&t.b, "y2", LG_FLOAT32, LG_DIMS(8));
@@ -990,21 +891,21 @@ LG_TEST(k_shape_mirror_pad_reflect_and_symmetric_1d) {
     lg_b_io(&t.b, LG_IDS(x), LG_IDS(y, y2));
     float in[3] = {1, 2, 3};
     RUN_OK(&t, LG_PREC_F32, in);
-    lg_tensor_view v = t_out(&t, 0);
+    lg_tensor_view v = kt_out(&t, 0);
     CHECK_F32(v, 3, 2, 1, 2, 3, 2, 1);
-    v = t_out(&t, 1);
+    v = kt_out(&t, 1);
     CHECK_F32(v, 3, 2, 1, 1, 2, 3, 3, 2);
-    t_free(&t);
+    kt_free(&t);
 
     /* REFLECT allows at most dim - 1 */
-    t_init(&t);
+    kt_init(&t);
     x = lg_b_tensor(&t.b, "x", LG_FLOAT32, LG_DIMS(3));
     y = lg_b_tensor(&t.b, "y", LG_FLOAT32, LG_DIMS(6));
     lg_b_op_opts(&t.b, LG_OP_MIRROR_PAD, LG_IDS(x, lg_b_const_i32(&t.b, "p", LG_DIMS(1, 2), (const int32_t[]){3, 0})),
                  LG_IDS(y), LG_OPTS_MIRROR_PAD_OPTIONS, &r);
     lg_b_io(&t.b, LG_IDS(x), LG_IDS(y));
     RUN_FAILS(&t, LG_ERR_FORMAT, "REFLECT", in);
-    t_free(&t);
+    kt_free(&t);
 }
 
 /* The mirrored index of p in [0, out) for a dim of size n padded by `before` (naive). */
@@ -1019,8 +920,8 @@ static int64_t mirror_index(int64_t p, int64_t before, int64_t n, int reflect) {
 
 LG_TEST(k_shape_mirror_pad_2d_against_naive) {
     for (int mode = 0; mode < 2; mode++) {
-        T t;
-        t_init(&t);
+        kt_model t;
+        kt_init(&t);
         int x = lg_b_tensor(&t.b, "x", LG_INT32, LG_DIMS(1, 3, 4, 2));
         int y = lg_b_tensor(&t.b, "y", LG_INT32, LG_DIMS(1, 6, 6, 2));
         const int32_t pads[8] = {0, 0, 2, 1, 1, 1, 0, 0};
@@ -1031,7 +932,7 @@ LG_TEST(k_shape_mirror_pad_2d_against_naive) {
         int32_t in[24];
         for (int i = 0; i < 24; i++) in[i] = 100 + i;
         RUN_OK(&t, LG_PREC_F32, in);
-        lg_tensor_view v = t_out(&t, 0);
+        lg_tensor_view v = kt_out(&t, 0);
         int64_t want[72];
         const int32_t os[4] = {1, 6, 6, 2}, is[4] = {1, 3, 4, 2};
         for (int64_t i = 0; i < 72; i++) {
@@ -1040,16 +941,16 @@ LG_TEST(k_shape_mirror_pad_2d_against_naive) {
             for (int d = 0; d < 4; d++) src[d] = mirror_index(idx[d], pads[2 * d], is[d], mode == 0);
             want[i] = in[idx_to_flat(src, is, 4)];
         }
-        check_int_at(__FILE__, __LINE__, &v, LG_INT32, want, 72);
-        t_free(&t);
+        kt_check_view_ints(__FILE__, __LINE__, NULL, &v, LG_INT32, want, 72);
+        kt_free(&t);
     }
 }
 
 /* ------------------------------------------------------------------ GATHER, GATHER_ND */
 
 LG_TEST(k_shape_gather_axes_batch_dims_and_scalar_index) {
-    T t;
-    t_init(&t);
+    kt_model t;
+    kt_init(&t);
     int x = lg_b_tensor(&t.b, "x", LG_FLOAT32, LG_DIMS(3, 2));
     int y0 = lg_b_tensor(&t.b, "y0", LG_FLOAT32, LG_DIMS(2, 2));
     int y1 = lg_b_tensor(&t.b, "y1", LG_FLOAT32, LG_DIMS(3, 3));
@@ -1065,17 +966,17 @@ LG_TEST(k_shape_gather_axes_batch_dims_and_scalar_index) {
     lg_b_io(&t.b, LG_IDS(x), LG_IDS(y0, y1, y2));
     float in[6] = {1, 2, 3, 4, 5, 6};
     RUN_OK(&t, LG_PREC_F32, in);
-    lg_tensor_view v = t_out(&t, 0);
+    lg_tensor_view v = kt_out(&t, 0);
     CHECK_F32(v, 5, 6, 1, 2);
-    v = t_out(&t, 1);
+    v = kt_out(&t, 1);
     CHECK_F32(v, 2, 1, 2, 4, 3, 4, 6, 5, 6);
-    v = t_out(&t, 2);
+    v = kt_out(&t, 2);
     CHECK_SHAPE(v, 2);
     CHECK_F32(v, 3, 4);
-    t_free(&t);
+    kt_free(&t);
 
     /* batch_dims 1: y[b][i] = x[b][idx[b][i]] */
-    t_init(&t);
+    kt_init(&t);
     x = lg_b_tensor(&t.b, "x", LG_INT32, LG_DIMS(2, 3));
     int ix = lg_b_tensor(&t.b, "ix", LG_INT32, LG_DIMS(2, 2));
     y0 = lg_b_tensor(&t.b, "y", LG_INT32, LG_DIMS(2, 2));
@@ -1084,28 +985,28 @@ LG_TEST(k_shape_gather_axes_batch_dims_and_scalar_index) {
     lg_b_io(&t.b, LG_IDS(x, ix), LG_IDS(y0));
     int32_t xi[6] = {10, 11, 12, 20, 21, 22}, ii[4] = {2, 0, 1, 1};
     RUN_OK(&t, LG_PREC_F32, xi, ii);
-    v = t_out(&t, 0);
+    v = kt_out(&t, 0);
     CHECK_INTS(v, LG_INT32, 12, 10, 21, 21);
     /* negative and out-of-range indices fail at eval, naming the op */
     int32_t neg[4] = {0, -1, 0, 0}, big[4] = {0, 0, 3, 0};
     RUN_FAILS(&t, LG_ERR_INVALID_ARG, "op 0 (GATHER): index -1", xi, neg);
     RUN_FAILS(&t, LG_ERR_INVALID_ARG, "index 3 (position 2) is out of range [0, 3)", xi, big);
-    t_free(&t);
+    kt_free(&t);
 
     /* a constant index out of range fails at create */
-    t_init(&t);
+    kt_init(&t);
     x = lg_b_tensor(&t.b, "x", LG_FLOAT32, LG_DIMS(3));
     y0 = lg_b_tensor(&t.b, "y", LG_FLOAT32, LG_DIMS(1));
     lg_b_op_opts(&t.b, LG_OP_GATHER, LG_IDS(x, lg_b_const_i32(&t.b, "i", LG_DIMS(1), (const int32_t[]){5})), LG_IDS(y0),
                  LG_OPTS_GATHER_OPTIONS, &g0);
     lg_b_io(&t.b, LG_IDS(x), LG_IDS(y0));
     RUN_FAILS(&t, LG_ERR_FORMAT, "index 5", in);
-    t_free(&t);
+    kt_free(&t);
 }
 
 LG_TEST(k_shape_gather_nd_elements_and_slices) {
-    T t;
-    t_init(&t);
+    kt_model t;
+    kt_init(&t);
     int x = lg_b_tensor(&t.b, "x", LG_FLOAT32, LG_DIMS(2, 2));
     int ix = lg_b_tensor(&t.b, "ix", LG_INT32, LG_DIMS(2, 2));
     int y = lg_b_tensor(&t.b, "y", LG_FLOAT32, LG_DIMS(2));
@@ -1116,19 +1017,19 @@ LG_TEST(k_shape_gather_nd_elements_and_slices) {
     float in[4] = {1, 2, 3, 4};
     int32_t ii[4] = {0, 1, 1, 0};
     RUN_OK(&t, LG_PREC_F32, in, ii);
-    lg_tensor_view v = t_out(&t, 0);
+    lg_tensor_view v = kt_out(&t, 0);
     CHECK_F32(v, 2, 3);
-    v = t_out(&t, 1);
+    v = kt_out(&t, 1);
     CHECK_F32(v, 3, 4);
     /* [0, 2] would be a valid flat position in TFLite, but 2 is out of range for dim 1 */
     int32_t bad[4] = {0, 2, 0, 0};
     RUN_FAILS(&t, LG_ERR_INVALID_ARG, "GATHER_ND", in, bad);
-    t_free(&t);
+    kt_free(&t);
 }
 
 LG_TEST(k_shape_embedding_lookup_rows_and_bounds) {
-    T t;
-    t_init(&t);
+    kt_model t;
+    kt_init(&t);
     int ids = lg_b_tensor(&t.b, "ids", LG_INT32, LG_DIMS(3));
     int tab = lg_b_const_f32(&t.b, "tab", LG_DIMS(3, 2), (const float[]){0.5f, 1.5f, 2.5f, 3.5f, 4.5f, 5.5f});
     int y = lg_b_tensor(&t.b, "y", LG_FLOAT32, LG_DIMS(3, 2));
@@ -1136,17 +1037,17 @@ LG_TEST(k_shape_embedding_lookup_rows_and_bounds) {
     lg_b_io(&t.b, LG_IDS(ids), LG_IDS(y));
     int32_t ii[3] = {2, 0, 2}, bad[3] = {0, 3, 0};
     RUN_OK(&t, LG_PREC_F32, ii);
-    lg_tensor_view v = t_out(&t, 0);
+    lg_tensor_view v = kt_out(&t, 0);
     CHECK_F32(v, 4.5f, 5.5f, 0.5f, 1.5f, 4.5f, 5.5f);
     RUN_FAILS(&t, LG_ERR_INVALID_ARG, "EMBEDDING_LOOKUP", bad);
-    t_free(&t);
+    kt_free(&t);
 }
 
 /* ------------------------------------------------------------------ TILE, BROADCAST_TO */
 
 LG_TEST(k_shape_tile_multiples) {
-    T t;
-    t_init(&t);
+    kt_model t;
+    kt_init(&t);
     int x = lg_b_tensor(&t.b, "x", LG_FLOAT32, LG_DIMS(2, 3));
     int y = lg_b_tensor(&t.b, "y", LG_FLOAT32, LG_DIMS(4, 6));
     int y0 = lg_b_tensor(&t.b, "y0", LG_FLOAT32, LG_DIMS(0, 3));
@@ -1155,16 +1056,16 @@ LG_TEST(k_shape_tile_multiples) {
     lg_b_io(&t.b, LG_IDS(x), LG_IDS(y, y0));
     float in[6] = {1, 2, 3, 4, 5, 6};
     RUN_OK(&t, LG_PREC_F32, in);
-    lg_tensor_view v = t_out(&t, 0);
+    lg_tensor_view v = kt_out(&t, 0);
     CHECK_F32(v, 1, 2, 3, 1, 2, 3, 4, 5, 6, 4, 5, 6, 1, 2, 3, 1, 2, 3, 4, 5, 6, 4, 5, 6);
-    v = t_out(&t, 1);
+    v = kt_out(&t, 1);
     CHECK_EQ_INT(v.numel, 0);
-    t_free(&t);
+    kt_free(&t);
 }
 
 LG_TEST(k_shape_broadcast_to_shapes) {
-    T t;
-    t_init(&t);
+    kt_model t;
+    kt_init(&t);
     int x = lg_b_tensor(&t.b, "x", LG_INT32, LG_DIMS(3));
     int c = lg_b_tensor(&t.b, "c", LG_INT32, LG_DIMS(2, 1));
     int y = lg_b_tensor(&t.b, "y", LG_INT32, LG_DIMS(2, 3));
@@ -1175,26 +1076,26 @@ LG_TEST(k_shape_broadcast_to_shapes) {
     lg_b_io(&t.b, LG_IDS(x, c), LG_IDS(y, y2));
     int32_t xi[3] = {1, 2, 3}, ci[2] = {7, 8};
     RUN_OK(&t, LG_PREC_F32, xi, ci);
-    lg_tensor_view v = t_out(&t, 0);
+    lg_tensor_view v = kt_out(&t, 0);
     CHECK_INTS(v, LG_INT32, 1, 2, 3, 1, 2, 3);
-    v = t_out(&t, 1);
+    v = kt_out(&t, 1);
     CHECK_INTS(v, LG_INT32, 7, 7, 7, 8, 8, 8, 7, 7, 7, 8, 8, 8);
-    t_free(&t);
+    kt_free(&t);
 
-    t_init(&t);
+    kt_init(&t);
     x = lg_b_tensor(&t.b, "x", LG_INT32, LG_DIMS(3));
     y = lg_b_tensor(&t.b, "y", LG_INT32, LG_DIMS(4));
     lg_b_op(&t.b, LG_OP_BROADCAST_TO, LG_IDS(x, lg_b_const_i32(&t.b, "s", LG_DIMS(1), (const int32_t[]){4})), LG_IDS(y));
     lg_b_io(&t.b, LG_IDS(x), LG_IDS(y));
     RUN_FAILS(&t, LG_ERR_FORMAT, "does not broadcast", xi);
-    t_free(&t);
+    kt_free(&t);
 }
 
 /* ------------------------------------------------------------------ SHAPE, FILL */
 
 LG_TEST(k_shape_shape_int32_and_int64) {
-    T t;
-    t_init(&t);
+    kt_model t;
+    kt_init(&t);
     int x = lg_b_tensor(&t.b, "x", LG_FLOAT32, LG_DIMS(2, 3, 4));
     int y = lg_b_tensor(&t.b, "y", LG_INT32, LG_DIMS(3));
     int y2 = lg_b_tensor(&t.b, "y2", LG_INT64, LG_DIMS(3));
@@ -1204,17 +1105,17 @@ LG_TEST(k_shape_shape_int32_and_int64) {
     lg_b_io(&t.b, LG_IDS(x), LG_IDS(y, y2));
     float *in = iota(24);
     RUN_OK(&t, LG_PREC_F32, in);
-    lg_tensor_view v = t_out(&t, 0);
+    lg_tensor_view v = kt_out(&t, 0);
     CHECK_INTS(v, LG_INT32, 2, 3, 4);
-    v = t_out(&t, 1);
+    v = kt_out(&t, 1);
     CHECK_INTS(v, LG_INT64, 2, 3, 4);
     free(in);
-    t_free(&t);
+    kt_free(&t);
 }
 
 LG_TEST(k_shape_fill_const_and_runtime_value) {
-    T t;
-    t_init(&t);
+    kt_model t;
+    kt_init(&t);
     int val = lg_b_tensor(&t.b, "val", LG_FLOAT32, LG_SCALAR);
     int y = lg_b_tensor(&t.b, "y", LG_FLOAT32, LG_DIMS(2, 3));
     int yi = lg_b_tensor(&t.b, "yi", LG_INT32, LG_DIMS(1));
@@ -1227,18 +1128,18 @@ LG_TEST(k_shape_fill_const_and_runtime_value) {
     lg_b_io(&t.b, LG_IDS(val), LG_IDS(y, yi));
     float f = 7.25f;
     RUN_OK(&t, LG_PREC_F32, &f);
-    lg_tensor_view v = t_out(&t, 0);
+    lg_tensor_view v = kt_out(&t, 0);
     CHECK_F32(v, 7.25f, 7.25f, 7.25f, 7.25f, 7.25f, 7.25f);
-    v = t_out(&t, 1);
+    v = kt_out(&t, 1);
     CHECK_INTS(v, LG_INT32, -9);
-    t_free(&t);
+    kt_free(&t);
 }
 
 /* ------------------------------------------------------------------ SPACE_TO_DEPTH, DEPTH_TO_SPACE */
 
 LG_TEST(k_shape_space_to_depth_against_index_formula) {
-    T t;
-    t_init(&t);
+    kt_model t;
+    kt_init(&t);
     int x = lg_b_tensor(&t.b, "x", LG_FLOAT32, LG_DIMS(1, 4, 6, 2));
     int y = lg_b_tensor(&t.b, "y", LG_FLOAT32, LG_DIMS(1, 2, 3, 8));
     lg_space_to_depth_options o = {2};
@@ -1246,7 +1147,7 @@ LG_TEST(k_shape_space_to_depth_against_index_formula) {
     lg_b_io(&t.b, LG_IDS(x), LG_IDS(y));
     float *in = iota(48);
     RUN_OK(&t, LG_PREC_F32, in);
-    lg_tensor_view v = t_out(&t, 0);
+    lg_tensor_view v = kt_out(&t, 0);
     float want[48];
     /* y[h][w][(bh*2 + bw)*2 + c] = x[2h + bh][2w + bw][c] */
     for (int h = 0; h < 2; h++)
@@ -1255,16 +1156,16 @@ LG_TEST(k_shape_space_to_depth_against_index_formula) {
                 for (int bw = 0; bw < 2; bw++)
                     for (int c = 0; c < 2; c++)
                         want[(h * 3 + w) * 8 + (bh * 2 + bw) * 2 + c] = in[((2 * h + bh) * 6 + (2 * w + bw)) * 2 + c];
-    check_f32_at(__FILE__, __LINE__, &v, want, 48);
+    kt_check_view_f32(__FILE__, __LINE__, NULL, &v, want, 48, 0, KT_BITS);
     free(in);
-    t_free(&t);
+    kt_free(&t);
 }
 
 LG_TEST(k_shape_depth_to_space_dcr_order) {
     /* TFLite's test: [1,1,1,4] {1,2,3,4} with block 2 -> [1,2,2,1] {1,2,3,4}; and a
        [1,1,2,8] (two pixels, two output channels) written out by hand */
-    T t;
-    t_init(&t);
+    kt_model t;
+    kt_init(&t);
     int x = lg_b_tensor(&t.b, "x", LG_FLOAT32, LG_DIMS(1, 1, 1, 4));
     int y = lg_b_tensor(&t.b, "y", LG_FLOAT32, LG_DIMS(1, 2, 2, 1));
     int x2 = lg_b_tensor(&t.b, "x2", LG_FLOAT32, LG_DIMS(1, 1, 2, 8));
@@ -1276,27 +1177,27 @@ LG_TEST(k_shape_depth_to_space_dcr_order) {
     float in[4] = {1, 2, 3, 4};
     float in2[16] = {0, 1, 2, 3, 4, 5, 6, 7, 10, 11, 12, 13, 14, 15, 16, 17};
     RUN_OK(&t, LG_PREC_F32, in, in2);
-    lg_tensor_view v = t_out(&t, 0);
+    lg_tensor_view v = kt_out(&t, 0);
     CHECK_F32(v, 1, 2, 3, 4);
     /* pixel p, channel (bh*2 + bw)*2 + c goes to (bh, 2p + bw, c) */
-    v = t_out(&t, 1);
+    v = kt_out(&t, 1);
     CHECK_F32(v, 0, 1, 2, 3, 10, 11, 12, 13, 4, 5, 6, 7, 14, 15, 16, 17);
-    t_free(&t);
+    kt_free(&t);
 
-    t_init(&t);
+    kt_init(&t);
     x = lg_b_tensor(&t.b, "x", LG_FLOAT32, LG_DIMS(1, 1, 1, 6));
     y = lg_b_tensor(&t.b, "y", LG_FLOAT32, LG_DIMS(1, 2, 2, 1));
     lg_b_op_opts(&t.b, LG_OP_DEPTH_TO_SPACE, LG_IDS(x), LG_IDS(y), LG_OPTS_DEPTH_TO_SPACE_OPTIONS, &o);
     lg_b_io(&t.b, LG_IDS(x), LG_IDS(y));
     RUN_FAILS(&t, LG_ERR_FORMAT, "multiple of block_size^2", in2);
-    t_free(&t);
+    kt_free(&t);
 }
 
 /* ------------------------------------------------------------------ REVERSE_V2 */
 
 LG_TEST(k_shape_reverse_v2_axes) {
-    T t;
-    t_init(&t);
+    kt_model t;
+    kt_init(&t);
     int x = lg_b_tensor(&t.b, "x", LG_INT32, LG_DIMS(2, 3));
     int y1 = lg_b_tensor(&t.b, "y1", LG_INT32, LG_DIMS(2, 3));
     int y0 = lg_b_tensor(&t.b, "y0", LG_INT32, LG_DIMS(2, 3));
@@ -1307,20 +1208,20 @@ LG_TEST(k_shape_reverse_v2_axes) {
     lg_b_io(&t.b, LG_IDS(x), LG_IDS(y1, y0, y01));
     int32_t in[6] = {1, 2, 3, 4, 5, 6};
     RUN_OK(&t, LG_PREC_F32, in);
-    lg_tensor_view v = t_out(&t, 0);
+    lg_tensor_view v = kt_out(&t, 0);
     CHECK_INTS(v, LG_INT32, 3, 2, 1, 6, 5, 4);
-    v = t_out(&t, 1);
+    v = kt_out(&t, 1);
     CHECK_INTS(v, LG_INT32, 4, 5, 6, 1, 2, 3);
-    v = t_out(&t, 2);
+    v = kt_out(&t, 2);
     CHECK_INTS(v, LG_INT32, 6, 5, 4, 3, 2, 1);
-    t_free(&t);
+    kt_free(&t);
 }
 
 /* ------------------------------------------------------------------ ONE_HOT */
 
 LG_TEST(k_shape_one_hot_last_and_first_axis) {
-    T t;
-    t_init(&t);
+    kt_model t;
+    kt_init(&t);
     int ix = lg_b_tensor(&t.b, "ix", LG_INT32, LG_DIMS(4));
     int depth = lg_b_const_i32(&t.b, "d", LG_SCALAR, (const int32_t[]){3});
     int on = lg_b_const_f32(&t.b, "on", LG_SCALAR, (const float[]){5});
@@ -1333,14 +1234,14 @@ LG_TEST(k_shape_one_hot_last_and_first_axis) {
     lg_b_io(&t.b, LG_IDS(ix), LG_IDS(y, y0));
     int32_t ii[4] = {0, 2, -1, 3}; /* -1 and 3 are out of range: all off */
     RUN_OK(&t, LG_PREC_F32, ii);
-    lg_tensor_view v = t_out(&t, 0);
+    lg_tensor_view v = kt_out(&t, 0);
     CHECK_F32(v, 5, -1, -1, -1, -1, 5, -1, -1, -1, -1, -1, -1);
-    v = t_out(&t, 1);
+    v = kt_out(&t, 1);
     CHECK_F32(v, 5, -1, -1, -1, -1, -1, -1, -1, -1, 5, -1, -1);
-    t_free(&t);
+    kt_free(&t);
 
     /* INT32 on/off on a 2-D index, axis 1 */
-    t_init(&t);
+    kt_init(&t);
     ix = lg_b_tensor(&t.b, "ix", LG_INT64, LG_DIMS(2, 2));
     y = lg_b_tensor(&t.b, "y", LG_INT32, LG_DIMS(2, 2, 2));
     lg_one_hot_options mid = {1};
@@ -1352,17 +1253,17 @@ LG_TEST(k_shape_one_hot_last_and_first_axis) {
     lg_b_io(&t.b, LG_IDS(ix), LG_IDS(y));
     int64_t i64[4] = {1, 0, 0, 0};
     RUN_OK(&t, LG_PREC_F32, i64);
-    v = t_out(&t, 0);
+    v = kt_out(&t, 0);
     /* y[a][d][b] = (ix[a][b] == d) */
     CHECK_INTS(v, LG_INT32, 0, 1, 1, 0, 1, 1, 0, 0);
-    t_free(&t);
+    kt_free(&t);
 }
 
 /* ------------------------------------------------------------------ RANGE */
 
 LG_TEST(k_shape_range_int_float_negative_delta) {
-    T t;
-    t_init(&t);
+    kt_model t;
+    kt_init(&t);
     int y = lg_b_tensor(&t.b, "y", LG_INT32, LG_DIMS(4));
     int y2 = lg_b_tensor(&t.b, "y2", LG_FLOAT32, LG_DIMS(3));
     int y3 = lg_b_tensor(&t.b, "y3", LG_INT32, LG_DIMS(2));
@@ -1373,46 +1274,46 @@ LG_TEST(k_shape_range_int_float_negative_delta) {
     lg_b_op(&t.b, LG_OP_RANGE, LG_IDS(I32("na", 5), I32("nb", 1), I32("nc", -2)), LG_IDS(y3));
     lg_b_io(&t.b, LG_NO_IDS, LG_IDS(y, y2, y3));
     RUN_OK0(&t, LG_PREC_F32);
-    lg_tensor_view v = t_out(&t, 0);
+    lg_tensor_view v = kt_out(&t, 0);
     CHECK_INTS(v, LG_INT32, 0, 3, 6, 9);
-    v = t_out(&t, 1);
+    v = kt_out(&t, 1);
     CHECK_F32(v, 0.5f, 1.0f, 1.5f);
-    v = t_out(&t, 2);
+    v = kt_out(&t, 2);
     CHECK_INTS(v, LG_INT32, 5, 3);
-    t_free(&t);
+    kt_free(&t);
 
-    t_init(&t);
+    kt_init(&t);
     y = lg_b_tensor(&t.b, "y", LG_INT32, LG_DIMS(1));
     lg_b_op(&t.b, LG_OP_RANGE, LG_IDS(I32("a", 0), I32("b", 10), I32("c", -1)), LG_IDS(y));
     lg_b_io(&t.b, LG_NO_IDS, LG_IDS(y));
     RUN_FAILS(&t, LG_ERR_FORMAT, "does not go from", NULL);
-    t_free(&t);
+    kt_free(&t);
 
-    t_init(&t);
+    kt_init(&t);
     int a = lg_b_tensor(&t.b, "a", LG_INT32, LG_SCALAR);
     y = lg_b_tensor(&t.b, "y", LG_INT32, LG_DIMS(1));
     lg_b_op(&t.b, LG_OP_RANGE, LG_IDS(a, I32("b", 10), I32("c", 1)), LG_IDS(y));
     lg_b_io(&t.b, LG_IDS(a), LG_IDS(y));
     int32_t av = 0;
     RUN_FAILS(&t, LG_ERR_UNSUPPORTED, "computed at run time", &av);
-    t_free(&t);
+    kt_free(&t);
 }
 
 LG_TEST(k_shape_range_f16_running_sum) {
     /* 2048 + 1 is a tie in half (spacing 2) and rounds to 2048: the half accumulator never
        moves, while fp32 counts 2048..2053 (then stored as half). */
     for (int p = 0; p < 3; p++) {
-        T t;
-        t_init(&t);
+        kt_model t;
+        kt_init(&t);
         int y = lg_b_tensor(&t.b, "y", LG_FLOAT32, LG_DIMS(6));
         lg_b_op(&t.b, LG_OP_RANGE, LG_IDS(F32("a", 2048), F32("b", 2054), F32("c", 1)), LG_IDS(y));
         lg_b_io(&t.b, LG_NO_IDS, LG_IDS(y));
         RUN_OK0(&t, (lg_precision)p);
-        lg_tensor_view v = t_out(&t, 0);
+        lg_tensor_view v = kt_out(&t, 0);
         if (p == LG_PREC_F32) CHECK_F32(v, 2048, 2049, 2050, 2051, 2052, 2053);
         else if (p == LG_PREC_F16) CHECK_F32(v, 2048, 2048, 2048, 2048, 2048, 2048);
         else CHECK_F32(v, 2048, 2048, 2050, 2052, 2052, 2052);
-        t_free(&t);
+        kt_free(&t);
     }
 #undef I32
 #undef F32
@@ -1421,8 +1322,8 @@ LG_TEST(k_shape_range_f16_running_sum) {
 /* ------------------------------------------------------------------ CUMSUM */
 
 LG_TEST(k_shape_cumsum_exclusive_reverse_axes) {
-    T t;
-    t_init(&t);
+    kt_model t;
+    kt_init(&t);
     int x = lg_b_tensor(&t.b, "x", LG_FLOAT32, LG_DIMS(2, 3));
     int ax1 = lg_b_const_i32(&t.b, "a1", LG_SCALAR, (const int32_t[]){1});
     int ax0 = lg_b_const_i32(&t.b, "a0", LG_SCALAR, (const int32_t[]){-2});
@@ -1437,19 +1338,19 @@ LG_TEST(k_shape_cumsum_exclusive_reverse_axes) {
     lg_b_io(&t.b, LG_IDS(x), LG_IDS(y[0], y[1], y[2], y[3], y[4]));
     float in[6] = {1, 2, 3, 4, 5, 6};
     RUN_OK(&t, LG_PREC_F32, in);
-    lg_tensor_view v = t_out(&t, 0);
+    lg_tensor_view v = kt_out(&t, 0);
     CHECK_F32(v, 1, 3, 6, 4, 9, 15);
-    v = t_out(&t, 1);
+    v = kt_out(&t, 1);
     CHECK_F32(v, 0, 1, 3, 0, 4, 9);
-    v = t_out(&t, 2);
+    v = kt_out(&t, 2);
     CHECK_F32(v, 6, 5, 3, 15, 11, 6);
-    v = t_out(&t, 3);
+    v = kt_out(&t, 3);
     CHECK_F32(v, 5, 3, 0, 11, 6, 0);
-    v = t_out(&t, 4);
+    v = kt_out(&t, 4);
     CHECK_F32(v, 1, 2, 3, 5, 7, 9);
-    t_free(&t);
+    kt_free(&t);
 
-    t_init(&t);
+    kt_init(&t);
     x = lg_b_tensor(&t.b, "x", LG_INT32, LG_DIMS(4));
     y[0] = lg_b_tensor(&t.b, "y", LG_INT32, LG_DIMS(4));
     lg_b_op_opts(&t.b, LG_OP_CUMSUM, LG_IDS(x, lg_b_const_i32(&t.b, "a", LG_SCALAR, (const int32_t[]){0})), LG_IDS(y[0]),
@@ -1457,9 +1358,9 @@ LG_TEST(k_shape_cumsum_exclusive_reverse_axes) {
     lg_b_io(&t.b, LG_IDS(x), LG_IDS(y[0]));
     int32_t ii[4] = {5, -7, 100, 1};
     RUN_OK(&t, LG_PREC_F32, ii);
-    v = t_out(&t, 0);
+    v = kt_out(&t, 0);
     CHECK_INTS(v, LG_INT32, 5, -2, 98, 99);
-    t_free(&t);
+    kt_free(&t);
 }
 
 LG_TEST(k_shape_cumsum_f16_half_accumulator) {
@@ -1471,8 +1372,8 @@ LG_TEST(k_shape_cumsum_f16_half_accumulator) {
     const float wb[3][3] = {{60000, 70000, 60000}, {lg_round_half(60000), INFINITY, INFINITY},
                             {lg_round_half(60000), INFINITY, lg_round_half(60000)}};
     for (int p = 0; p < 3; p++) {
-        T t;
-        t_init(&t);
+        kt_model t;
+        kt_init(&t);
         int x = lg_b_tensor(&t.b, "x", LG_FLOAT32, LG_DIMS(5));
         int x2 = lg_b_tensor(&t.b, "x2", LG_FLOAT32, LG_DIMS(3));
         int y = lg_b_tensor(&t.b, "y", LG_FLOAT32, LG_DIMS(5));
@@ -1483,19 +1384,19 @@ LG_TEST(k_shape_cumsum_f16_half_accumulator) {
         lg_b_op_opts(&t.b, LG_OP_CUMSUM, LG_IDS(x2, ax), LG_IDS(y2), LG_OPTS_CUMSUM_OPTIONS, &o);
         lg_b_io(&t.b, LG_IDS(x, x2), LG_IDS(y, y2));
         RUN_OK(&t, (lg_precision)p, a, b);
-        lg_tensor_view v = t_out(&t, 0);
-        check_f32_at(__FILE__, __LINE__, &v, wa[p], 5);
-        v = t_out(&t, 1);
-        check_f32_at(__FILE__, __LINE__, &v, wb[p], 3);
-        t_free(&t);
+        lg_tensor_view v = kt_out(&t, 0);
+        kt_check_view_f32(__FILE__, __LINE__, NULL, &v, wa[p], 5, 0, KT_BITS);
+        v = kt_out(&t, 1);
+        kt_check_view_f32(__FILE__, __LINE__, NULL, &v, wb[p], 3, 0, KT_BITS);
+        kt_free(&t);
     }
 }
 
 /* ------------------------------------------------------------------ WHERE */
 
 LG_TEST(k_shape_where_constant_condition) {
-    T t;
-    t_init(&t);
+    kt_model t;
+    kt_init(&t);
     uint8_t cond[6] = {1, 0, 0, 0, 1, 1};
     int c = lg_b_const(&t.b, "c", LG_BOOL, LG_DIMS(2, 3), cond, sizeof cond);
     int y = lg_b_tensor(&t.b, "y", LG_INT64, LG_DIMS(3, 2));
@@ -1505,28 +1406,28 @@ LG_TEST(k_shape_where_constant_condition) {
     lg_b_op(&t.b, LG_OP_WHERE, LG_IDS(cf), LG_IDS(yf));
     lg_b_io(&t.b, LG_NO_IDS, LG_IDS(y, yf));
     RUN_OK0(&t, LG_PREC_F32);
-    lg_tensor_view v = t_out(&t, 0);
+    lg_tensor_view v = kt_out(&t, 0);
     CHECK_SHAPE(v, 3, 2);
     CHECK_INTS(v, LG_INT64, 0, 0, 1, 1, 1, 2);
-    v = t_out(&t, 1);
+    v = kt_out(&t, 1);
     CHECK_INTS(v, LG_INT64, 2);
-    t_free(&t);
+    kt_free(&t);
 
-    t_init(&t);
+    kt_init(&t);
     int x = lg_b_tensor(&t.b, "x", LG_BOOL, LG_DIMS(2));
     y = lg_b_tensor(&t.b, "y", LG_INT64, LG_DIMS(1, 1));
     lg_b_op(&t.b, LG_OP_WHERE, LG_IDS(x), LG_IDS(y));
     lg_b_io(&t.b, LG_IDS(x), LG_IDS(y));
     RUN_FAILS(&t, LG_ERR_UNSUPPORTED, "depends on data", cond);
-    t_free(&t);
+    kt_free(&t);
 }
 
 /* ------------------------------------------------------------------ DENSIFY */
 
 /* Add a sparse constant (raw value bytes) and a DENSIFY of it as the model's output. */
-static int32_t densify_model(T *t, lg_dtype type, lg_dims shape, const void *vals, uint64_t nbytes,
+static int32_t densify_model(kt_model *t, lg_dtype type, lg_dims shape, const void *vals, uint64_t nbytes,
                              lg_sparsity *sp, lg_dims out_shape) {
-    t_init(t);
+    kt_init(t);
     uint32_t buf = 0;
     int32_t xi = -1;
     if (lg_model_add_buffer(t->m, vals, nbytes, &buf, &t->err) != LG_OK ||
@@ -1558,14 +1459,14 @@ LG_TEST(k_shape_densify_csr_float32) {
     dm[1].n_indices = 3;
     lg_sparsity sp = {order, 2, NULL, 0, dm, 2};
     const float vals[3] = {1, 2, 3};
-    T t;
+    kt_model t;
     densify_model(&t, LG_FLOAT32, LG_DIMS(2, 3), vals, sizeof vals, &sp, LG_DIMS(2, 3));
     RUN_OK0(&t, LG_PREC_F32);
-    lg_tensor_view v = t_out(&t, 0);
+    lg_tensor_view v = kt_out(&t, 0);
     CHECK_SHAPE(v, 2, 3);
     CHECK_F32(v, 1, 0, 2, 0, 3, 0);
     t.m->subgraphs[0].tensors[0].sparsity = NULL; /* not owned by the model */
-    t_free(&t);
+    kt_free(&t);
 
     /* an index past the dense dim is malformed */
     static const int32_t bad_idx[3] = {0, 3, 1};
@@ -1573,14 +1474,14 @@ LG_TEST(k_shape_densify_csr_float32) {
     densify_model(&t, LG_FLOAT32, LG_DIMS(2, 3), vals, sizeof vals, &sp, LG_DIMS(2, 3));
     RUN_FAILS(&t, LG_ERR_FORMAT, "out of range", NULL);
     t.m->subgraphs[0].tensors[0].sparsity = NULL;
-    t_free(&t);
+    kt_free(&t);
 
     /* more leaves than values */
     dm[1].indices = idx;
     densify_model(&t, LG_FLOAT32, LG_DIMS(2, 3), vals, 8, &sp, LG_DIMS(2, 3));
     RUN_FAILS(&t, LG_ERR_FORMAT, "more elements than the 2 values", NULL);
     t.m->subgraphs[0].tensors[0].sparsity = NULL;
-    t_free(&t);
+    kt_free(&t);
 }
 
 LG_TEST(k_shape_densify_block_sparse_float16_and_int8) {
@@ -1602,22 +1503,22 @@ LG_TEST(k_shape_densify_block_sparse_float16_and_int8) {
     lg_sparsity sp = {order, 4, bmap, 2, dm, 4};
     uint16_t h[8];
     for (int i = 0; i < 8; i++) h[i] = lg_float_to_half((float)(i + 1) + 0.25f);
-    T t;
+    kt_model t;
     int32_t xi = densify_model(&t, LG_FLOAT16, LG_DIMS(4, 4), h, sizeof h, &sp, LG_DIMS(4, 4));
     RUN_OK0(&t, LG_PREC_F32);
-    lg_tensor_view v = t_out(&t, 0);
+    lg_tensor_view v = kt_out(&t, 0);
     CHECK_SHAPE(v, 4, 4);
     CHECK_F32(v, 0, 0, 1.25f, 2.25f, 0, 0, 3.25f, 4.25f, 5.25f, 6.25f, 0, 0, 7.25f, 8.25f, 0, 0);
     t.m->subgraphs[0].tensors[xi].sparsity = NULL;
-    t_free(&t);
+    kt_free(&t);
 
     int8_t q[8] = {1, -2, 3, -4, 5, -6, 7, -128};
     xi = densify_model(&t, LG_INT8, LG_DIMS(4, 4), q, sizeof q, &sp, LG_DIMS(4, 4));
     RUN_OK0(&t, LG_PREC_F16);
-    v = t_out(&t, 0);
+    v = kt_out(&t, 0);
     CHECK_INTS(v, LG_INT8, 0, 0, 1, -2, 0, 0, 3, -4, 5, -6, 0, 0, 7, -128, 0, 0);
     t.m->subgraphs[0].tensors[xi].sparsity = NULL;
-    t_free(&t);
+    kt_free(&t);
 }
 
 /* The real model: every DENSIFY of face_detection_full_range_sparse (FLOAT16 values, the last
@@ -1663,17 +1564,17 @@ LG_TEST(k_shape_densify_corpus_face_detection_full_range_sparse) {
         CHECK(b != NULL && csr_last_dim_only(tt));
         if (!b || !csr_last_dim_only(tt)) continue;
         lg_dims shape = {tt->shape, tt->rank};
-        T t;
+        kt_model t;
         int32_t xi = densify_model(&t, LG_FLOAT16, shape, b->data, b->size, tt->sparsity, shape);
         RUN_OK0(&t, LG_PREC_F32);
-        lg_tensor_view v = t_out(&t, 0);
+        lg_tensor_view v = kt_out(&t, 0);
         int64_t numel = lg_tensor_numel(tt);
         float *want = malloc((size_t)numel * sizeof(float));
         naive_csr(tt, b->data, want);
-        check_f32_at(__FILE__, __LINE__, &v, want, numel);
+        kt_check_view_f32(__FILE__, __LINE__, NULL, &v, want, numel, 0, KT_BITS);
         free(want);
         t.m->subgraphs[0].tensors[xi].sparsity = NULL;
-        t_free(&t);
+        kt_free(&t);
     }
     CHECK_EQ_INT(n_densify, 46);
 
@@ -1706,7 +1607,7 @@ LG_TEST(k_shape_densify_corpus_face_detection_full_range_sparse) {
         int64_t numel = lg_tensor_numel(tt);
         float *want = malloc((size_t)numel * sizeof(float));
         naive_csr(tt, lg_tensor_buffer(m, tt)->data, want);
-        check_f32_at(__FILE__, __LINE__, &v, want, numel);
+        kt_check_view_f32(__FILE__, __LINE__, NULL, &v, want, numel, 0, KT_BITS);
         free(want);
     }
     lg_interp_free(it);
@@ -1721,8 +1622,8 @@ LG_TEST(k_shape_transpose_tiled_partial_tiles_all_element_sizes) {
     const lg_dtype types[3] = {LG_INT8, LG_INT32, LG_INT64};
     for (int ti = 0; ti < 3; ti++) {
         lg_dtype ty = types[ti];
-        T t;
-        t_init(&t);
+        kt_model t;
+        kt_init(&t);
         int x = lg_b_tensor(&t.b, "x", ty, LG_DIMS(3, 37, 21));
         int y = lg_b_tensor(&t.b, "y", ty, LG_DIMS(3, 21, 37));
         int x4 = lg_b_tensor(&t.b, "x4", ty, LG_DIMS(2, 3, 19, 17));
@@ -1757,22 +1658,22 @@ LG_TEST(k_shape_transpose_tiled_partial_tiles_all_element_sizes) {
                         w4[((d * 2 + p) * 3 + q) * 19 + r] = ty == LG_INT8 ? fl % 100 : fl * 3 + 1;
                     }
         RUN_OK(&t, LG_PREC_F32, a, b);
-        lg_tensor_view v = t_out(&t, 0);
-        check_int_at(__FILE__, __LINE__, &v, ty, w3, n3);
-        v = t_out(&t, 1);
-        check_int_at(__FILE__, __LINE__, &v, ty, w4, n4);
+        lg_tensor_view v = kt_out(&t, 0);
+        kt_check_view_ints(__FILE__, __LINE__, NULL, &v, ty, w3, n3);
+        v = kt_out(&t, 1);
+        kt_check_view_ints(__FILE__, __LINE__, NULL, &v, ty, w4, n4);
         free(a);
         free(b);
         free(w3);
         free(w4);
-        t_free(&t);
+        kt_free(&t);
     }
 }
 
 LG_TEST(k_shape_reshape_int64_shape_tensor_uses_options) {
     /* TFLite reads the shape input only when it is an INT32 vector; otherwise new_shape */
-    T t;
-    t_init(&t);
+    kt_model t;
+    kt_init(&t);
     int x = lg_b_tensor(&t.b, "x", LG_FLOAT32, LG_DIMS(4));
     int64_t s64[2] = {4, 1};
     int s = lg_b_const(&t.b, "s", LG_INT64, LG_DIMS(2), s64, sizeof s64);
@@ -1782,10 +1683,10 @@ LG_TEST(k_shape_reshape_int64_shape_tensor_uses_options) {
     lg_b_io(&t.b, LG_IDS(x), LG_IDS(y));
     float in[4] = {1, 2, 3, 4};
     RUN_OK(&t, LG_PREC_F32, in);
-    lg_tensor_view v = t_out(&t, 0);
+    lg_tensor_view v = kt_out(&t, 0);
     CHECK_SHAPE(v, 2, 2);
     CHECK_F32(v, 1, 2, 3, 4);
-    t_free(&t);
+    kt_free(&t);
 }
 
 LG_TEST(k_shape_sparse_constant_outside_densify_unsupported) {
@@ -1800,8 +1701,8 @@ LG_TEST(k_shape_sparse_constant_outside_densify_unsupported) {
     dm[0].n_indices = 1;
     lg_sparsity sp = {order, 1, NULL, 0, dm, 1};
     const float vals[1] = {5};
-    T t;
-    t_init(&t);
+    kt_model t;
+    kt_init(&t);
     uint32_t buf = 0;
     int32_t xi = -1;
     CHECK_OK(lg_model_add_buffer(t.m, vals, sizeof vals, &buf, &t.err), &t.err);
@@ -1813,20 +1714,20 @@ LG_TEST(k_shape_sparse_constant_outside_densify_unsupported) {
     t.m->subgraphs[0].tensors[xi].sparsity = &sp;
     RUN_FAILS(&t, LG_ERR_UNSUPPORTED, "sparse constant", NULL);
     t.m->subgraphs[0].tensors[xi].sparsity = NULL;
-    t_free(&t);
+    kt_free(&t);
 
     /* and the 1-D CSR itself densifies to [0, 5, 0] */
     xi = densify_model(&t, LG_FLOAT32, LG_DIMS(3), vals, sizeof vals, &sp, LG_DIMS(3));
     RUN_OK0(&t, LG_PREC_F32);
-    lg_tensor_view v = t_out(&t, 0);
+    lg_tensor_view v = kt_out(&t, 0);
     CHECK_F32(v, 0, 5, 0);
     t.m->subgraphs[0].tensors[xi].sparsity = NULL;
-    t_free(&t);
+    kt_free(&t);
 }
 
 LG_TEST(k_shape_unpack_and_gather_nd_errors) {
-    T t;
-    t_init(&t);
+    kt_model t;
+    kt_init(&t);
     int x = lg_b_tensor(&t.b, "x", LG_FLOAT32, LG_DIMS(2, 3));
     int a = lg_b_tensor(&t.b, "a", LG_FLOAT32, LG_DIMS(3));
     int b = lg_b_tensor(&t.b, "b", LG_FLOAT32, LG_DIMS(3));
@@ -1836,13 +1737,13 @@ LG_TEST(k_shape_unpack_and_gather_nd_errors) {
     lg_b_io(&t.b, LG_IDS(x), LG_IDS(a, b, c));
     float in[6] = {0};
     RUN_FAILS(&t, LG_ERR_FORMAT, "dim 0 is 2 but there are 3 outputs", in);
-    t_free(&t);
+    kt_free(&t);
 
-    t_init(&t);
+    kt_init(&t);
     x = lg_b_tensor(&t.b, "x", LG_FLOAT32, LG_DIMS(2, 3));
     int y = lg_b_tensor(&t.b, "y", LG_FLOAT32, LG_DIMS(1));
     lg_b_op(&t.b, LG_OP_GATHER_ND, LG_IDS(x, lg_b_const_i32(&t.b, "i", LG_DIMS(1, 2), (const int32_t[]){2, 0})), LG_IDS(y));
     lg_b_io(&t.b, LG_IDS(x), LG_IDS(y));
     RUN_FAILS(&t, LG_ERR_FORMAT, "index 2 (slice 0, component 0) is out of range [0, 2)", in);
-    t_free(&t);
+    kt_free(&t);
 }
