@@ -308,10 +308,9 @@ static lg_status infer_resize(lg_infer_ctx *c) {
 }
 
 lg_status lgo_infer_resize_bilinear(lg_infer_ctx *c) {
-    const lg_resize_bilinear_options *o = (const lg_resize_bilinear_options *)c->opts;
-    /* resize_bilinear.cc Prepare: "If half_pixel_centers is True, align_corners must be False." */
-    if (o->align_corners && o->half_pixel_centers)
-        return lgo_fail(c, "align_corners and half_pixel_centers are both set");
+    /* resize_bilinear.cc Prepare refuses align_corners with half_pixel_centers; that is a
+       parameter, not a shape, and check reports it (rules.def resize-flags) rather than the
+       reader refusing the file */
     return infer_resize(c);
 }
 
