@@ -8,6 +8,10 @@
  *     through a DEQUANTIZE, as fp16 converters write them (the GPU delegates fold those).
  *     Signature "serving_default" (image -> probs).
  *
+ *   cleanup_net.tflite  exporter leftovers that `convert --optimize` removes exactly (see
+ *       build_cleanup): an inverse transpose pair, a MEAN of constants, * 1, a same-shape
+ *       RESHAPE; 6 ops -> 1 ADD.
+ *
  *   blocked_net.tflite  the blockers a user meets, in one small chain:
  *       image [1,16,16,8] -> GATHER_ND (x[:, ::2, ::2])                    op-unsupported
  *       -> TRANSPOSE_CONV 2x2 stride 2 with fused RELU (v4)               op-version, mali-transpose-conv
@@ -247,6 +251,40 @@ static void build_layernorm(lg_builder *b) {
     lg_b_io(b, LG_IDS(x), LG_IDS(y));
 }
 
+/* What an exporter leaves behind for `convert --optimize` to clean (every step exact):
+   x [1,16,16,8] -> TRANSPOSE to NCHW -> TRANSPOSE back (an inverse pair)
+   -> ADD a bias computed at run time from constants: MEAN over axis 1 of a constant [8,3]
+      (an op whose inputs are all constant: the phone rejects it, rules.def const-only-inputs)
+   -> MUL by ones -> RESHAPE to the same shape -> y [1,16,16,8]. */
+static void build_cleanup(lg_builder *b) {
+    static float table[8 * 3];
+    for (int i = 0; i < 8 * 3; i++) table[i] = (float)((i * 7) % 11) / 4.0f - 1.0f;
+    static const float ones[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+    int32_t to_nchw[4] = {0, 3, 1, 2}, to_nhwc[4] = {0, 2, 3, 1}, axis1[1] = {1};
+    int32_t same[4] = {1, 16, 16, 8};
+    lg_reducer_options drop = {false};
+    int x = lg_b_tensor(b, "x", LG_FLOAT32, LG_DIMS(1, 16, 16, 8));
+    int p1 = lg_b_const_i32(b, "to_nchw", LG_DIMS(4), to_nchw);
+    int p2 = lg_b_const_i32(b, "to_nhwc", LG_DIMS(4), to_nhwc);
+    int t1 = lg_b_tensor(b, "nchw", LG_FLOAT32, LG_DIMS(1, 8, 16, 16));
+    int t2 = lg_b_tensor(b, "nhwc", LG_FLOAT32, LG_DIMS(1, 16, 16, 8));
+    int tab = lg_b_const_f32(b, "bias_table", LG_DIMS(8, 3), table);
+    int ax = lg_b_const_i32(b, "bias_axis", LG_DIMS(1), axis1);
+    int bias = lg_b_tensor(b, "bias", LG_FLOAT32, LG_DIMS(8));
+    int biased = lg_b_tensor(b, "biased", LG_FLOAT32, LG_DIMS(1, 16, 16, 8));
+    int one = lg_b_const_f32(b, "ones", LG_DIMS(8), ones);
+    int scaled = lg_b_tensor(b, "scaled", LG_FLOAT32, LG_DIMS(1, 16, 16, 8));
+    int shp = lg_b_const_i32(b, "same_shape", LG_DIMS(4), same);
+    int y = lg_b_tensor(b, "y", LG_FLOAT32, LG_DIMS(1, 16, 16, 8));
+    lg_b_op(b, LG_OP_TRANSPOSE, LG_IDS(x, p1), LG_IDS(t1));
+    lg_b_op(b, LG_OP_TRANSPOSE, LG_IDS(t1, p2), LG_IDS(t2));
+    lg_b_op_opts(b, LG_OP_MEAN, LG_IDS(tab, ax), LG_IDS(bias), LG_OPTS_REDUCER_OPTIONS, &drop);
+    lg_b_op(b, LG_OP_ADD, LG_IDS(t2, bias), LG_IDS(biased));
+    lg_b_op(b, LG_OP_MUL, LG_IDS(biased, one), LG_IDS(scaled));
+    lg_b_op(b, LG_OP_RESHAPE, LG_IDS(scaled, shp), LG_IDS(y));
+    lg_b_io(b, LG_IDS(x), LG_IDS(y));
+}
+
 /* ------------------------------------------------------------------ driver */
 
 static int write_model(const char *dir, const char *file, const char *description,
@@ -294,6 +332,11 @@ int main(int argc, char **argv) {
                     "litegpu demo: GPU blockers (GATHER_ND, TRANSPOSE_CONV+RELU, 5-D reshape, "
                     "PADV2 -inf, large multi-axis MEAN, align_corners)",
                     "image", "pooled", build_blocked_net))
+        return 1;
+    if (write_model(argv[1], "cleanup_net.tflite",
+                    "litegpu demo: exporter leftovers for convert --optimize (transpose pair, "
+                    "constant-only MEAN, * 1, same-shape reshape)",
+                    "x", "y", build_cleanup))
         return 1;
     if (write_model(argv[1], "layernorm_512.tflite",
                     "litegpu demo: NAFNet-style channel LayerNorm over 512 channels (fp16 variance overflow)",

@@ -222,7 +222,7 @@ else bad "--list-rules text" "exit $rc, $(grep -c . "$T/lr") lines"; fi
 if "$CC" -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -Iinclude -Isrc \
         -o "$T/make_examples" examples/make_examples.c build/liblitegpu.a -lpthread -lm 2>"$T/cc.err" \
     && mkdir -p "$T/ex" && "$T/make_examples" "$T/ex" 2>"$T/err"; then
-    for f in tiny_convnet blocked_net layernorm_512; do
+    for f in tiny_convnet blocked_net layernorm_512 cleanup_net; do
         if cmp -s "$T/ex/$f.tflite" "examples/$f.tflite"; then ok "examples/$f.tflite is what make_examples writes"
         else bad "examples/$f.tflite is what make_examples writes" "regenerate: make_examples examples"; fi
     done
