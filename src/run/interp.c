@@ -52,16 +52,12 @@ const lgk_kernel *lgk_find(int32_t code, const char *custom) {
 }
 
 lg_status lgk_fail(const lgk_node *n, lg_status st, lg_error *err, const char *fmt, ...) {
-    if (err) {
-        char what[400];
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(what, sizeof what, fmt, ap);
-        va_end(ap);
-        err->status = st;
-        err->op = n->index;
-        snprintf(err->msg, sizeof err->msg, "op %d (%s): %s", n->index, n->name, what);
-    }
+    if (!err) return st;
+    va_list ap;
+    va_start(ap, fmt);
+    lgi_failv(err, st, LGI_KEEP, n->index, LGI_KEEP, fmt, ap);
+    va_end(ap);
+    lgi_error_prefix(err, "op %d (%s): ", n->index, n->name);
     return st;
 }
 
