@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "run/k_conv.h"
 #include "run/kernel.h"
 #include "run/memplan.h"
+#include "run/simd.h"
 
 struct lg_interp {
     const lg_model *m;
@@ -83,9 +83,9 @@ out:
 
 /* ------------------------------------------------------------------ create */
 
-/* Round a float buffer to half in place: the vectorized routine of the conv family (F16C
-   where the CPU has it), bit-identical to lg_round_half on all 2^32 floats. */
-static void round_half_buf(float *p, int64_t n) { lgk_cv_round_half(p, n, 0); }
+/* Round a float buffer to half in place: the vectorized routine of simd.c (F16C where the CPU
+   has it), bit-identical to lg_round_half on all 2^32 floats. */
+static void round_half_buf(float *p, int64_t n) { lgk_simd_round_half(p, n, 0); }
 
 static lg_status setup_tensor(lg_interp *it, uint32_t i, lg_error *err) {
     const lg_tensor *ir = &it->sg->tensors[i];
