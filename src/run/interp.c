@@ -212,10 +212,10 @@ lg_status lg_interp_create(const lg_model *m, const lg_run_options *opt, lg_inte
         for (uint32_t k = 0; k < n->n_in; k++) n->in[k] = op->inputs[k] >= 0 ? &it->t[op->inputs[k]] : NULL;
         for (uint32_t k = 0; k < n->n_in; k++) {
             if (!n->in[k] || n->in[k]->is_const || produced[op->inputs[k]]) continue;
-            st = lgi_fail(err, LG_ERR_FORMAT, "op %u (%s): input %u reads tensor %d \"%s\", which no op produces and "
-                          "which is neither a graph input nor a constant", i, lg_op_name(m, op), k, op->inputs[k],
-                          sg->tensors[op->inputs[k]].name ? sg->tensors[op->inputs[k]].name : "");
-            err->op = (int32_t)i;
+            st = lgi_fail_at(err, LG_ERR_FORMAT, LGI_KEEP, (int32_t)i, LGI_KEEP,
+                             "op %u (%s): input %u reads tensor %d \"%s\", which no op produces and "
+                             "which is neither a graph input nor a constant", i, lg_op_name(m, op), k,
+                             op->inputs[k], sg->tensors[op->inputs[k]].name ? sg->tensors[op->inputs[k]].name : "");
             goto fail;
         }
         for (uint32_t k = 0; k < op->n_outputs; k++) produced[op->outputs[k]] = 1;
