@@ -81,6 +81,9 @@ struct lgi_model_priv {
 /* Allocate a zeroed model with its arena. */
 LG_INTERNAL lg_status lgi_model_alloc(lg_alloc_fn alloc, void *ud, uint64_t limit, lg_model **out,
                                       lg_error *err);
+/* The model's allocator hook (lgi_default_alloc when it has none) and its user data: what the
+   interpreter and compare allocate through. */
+LG_INTERNAL lg_alloc_fn lgi_model_allocator(const lg_model *m, void **ud);
 /* The empty-but-present vector sentinel (see the lg.h convention). */
 extern const int32_t lgi_empty_vec[1];
 

@@ -15,11 +15,14 @@ struct lg_interp {
     const lg_subgraph *sg;
     lgk_ctx ctx;
     lg_run_options opt;
+    lg_alloc_fn alloc;        /* the model's hook: everything below comes from it */
+    void *alloc_ud;
     lgi_arena arena;          /* tensors' metadata, node arrays, kernel state, converted constants */
     lgk_tensor *t;            /* per tensor */
     lgk_node *nodes;          /* per op */
     uint8_t *act;             /* the activation arena */
     uint64_t act_bytes;
+    size_t act_alloc;         /* bytes allocated for act (at least 64) */
     void *scratch;
     uint64_t scratch_bytes;
     lg_mem_plan plan;
@@ -45,8 +48,8 @@ static lg_status plan_memory(lg_interp *it, lg_error *err) {
     const lg_subgraph *sg = it->sg;
     uint32_t nt = sg->n_tensors;
     size_t cnt = nt ? nt : 1;
-    lg_alloc_fn alloc = lgi_default_alloc;
-    void *ud = NULL;
+    lg_alloc_fn alloc = it->alloc;
+    void *ud = it->alloc_ud;
     size_t tmp_bytes = cnt * (2 * sizeof(int32_t) + 2 * sizeof(uint64_t) + 1);
     uint8_t *tmp = alloc(ud, NULL, 0, tmp_bytes);
     if (!tmp) return lgi_fail(err, LG_ERR_NOMEM, "out of memory planning");
@@ -65,9 +68,11 @@ static lg_status plan_memory(lg_interp *it, lg_error *err) {
     st = lgk_mp_plan(nt, sg->n_ops, size, first, last, alloc, ud, offset, it->peak_list, &r, err);
     if (st != LG_OK) goto out;
     uint64_t arena = r.arena_bytes;
-    it->act = malloc(arena ? (size_t)arena : 64);
+    if (arena > SIZE_MAX) { st = lgi_fail(err, LG_ERR_NOMEM, "out of memory: activations need %llu bytes", (unsigned long long)arena); goto out; }
+    it->act = alloc(ud, NULL, 0, arena ? (size_t)arena : 64);
     if (!it->act) { st = lgi_fail(err, LG_ERR_NOMEM, "out of memory: activations need %llu bytes", (unsigned long long)arena); goto out; }
-    memset(it->act, 0, arena ? (size_t)arena : 64);
+    it->act_alloc = arena ? (size_t)arena : 64;
+    memset(it->act, 0, it->act_alloc);
     it->act_bytes = arena;
     for (uint32_t i = 0; i < nt; i++)
         if (first[i] != LGK_MP_NONE) it->t[i].data = it->act + offset[i];
@@ -172,15 +177,20 @@ lg_status lg_interp_create(const lg_model *m, const lg_run_options *opt, lg_inte
     if (opt) o = *opt;
     if (o.subgraph >= m->n_subgraphs) return lgi_fail(err, LG_ERR_INVALID_ARG, "no subgraph %u", o.subgraph);
     if ((unsigned)o.precision > LG_PREC_F32_F16) return lgi_fail(err, LG_ERR_INVALID_ARG, "bad precision");
-    lg_interp *it = calloc(1, sizeof *it);
+    void *ud;
+    lg_alloc_fn alloc = lgi_model_allocator(m, &ud);
+    lg_interp *it = alloc(ud, NULL, 0, sizeof *it);
     if (!it) return lgi_fail(err, LG_ERR_NOMEM, "out of memory");
+    memset(it, 0, sizeof *it);
+    it->alloc = alloc;
+    it->alloc_ud = ud;
     it->m = m;
     it->sg = &m->subgraphs[o.subgraph];
     it->opt = o;
     it->ctx.prec = o.precision;
     it->ctx.threads = o.threads > 0 ? o.threads : 1;
     it->ctx.pool = lgk_pool_new(it->ctx.threads);
-    lgi_arena_init(&it->arena, NULL, NULL, 0);
+    lgi_arena_init(&it->arena, alloc, ud, 0);
     const lg_subgraph *sg = it->sg;
     lg_status st = LG_OK;
     it->t = lgi_arena_alloc(&it->arena, (sg->n_tensors ? sg->n_tensors : 1) * sizeof(lgk_tensor));
@@ -284,7 +294,7 @@ lg_status lg_interp_create(const lg_model *m, const lg_run_options *opt, lg_inte
     }
     if ((st = plan_memory(it, err)) != LG_OK) goto fail;
     if (it->scratch_bytes) {
-        it->scratch = malloc((size_t)it->scratch_bytes);
+        it->scratch = it->scratch_bytes <= SIZE_MAX ? alloc(ud, NULL, 0, (size_t)it->scratch_bytes) : NULL;
         if (!it->scratch) { st = lgi_fail(err, LG_ERR_NOMEM, "out of memory for scratch"); goto fail; }
     }
     for (uint32_t i = 0; i < sg->n_ops; i++)
@@ -300,9 +310,9 @@ void lg_interp_free(lg_interp *it) {
     if (!it) return;
     lgk_pool_free(it->ctx.pool);
     lgi_arena_free(&it->arena);
-    free(it->act);
-    free(it->scratch);
-    free(it);
+    if (it->act) it->alloc(it->alloc_ud, it->act, it->act_alloc, 0);
+    if (it->scratch) it->alloc(it->alloc_ud, it->scratch, (size_t)it->scratch_bytes, 0);
+    it->alloc(it->alloc_ud, it, sizeof *it, 0);
 }
 
 uint32_t lg_interp_n_inputs(const lg_interp *it) { return it->sg->n_inputs; }
