@@ -68,9 +68,11 @@ static lg_status plan_memory(lg_interp *it, lg_error *err) {
     st = lgk_mp_plan(nt, sg->n_ops, size, first, last, alloc, ud, offset, it->peak_list, &r, err);
     if (st != LG_OK) goto out;
     uint64_t arena = r.arena_bytes;
-    if (arena > SIZE_MAX) { st = lgi_fail(err, LG_ERR_NOMEM, "out of memory: activations need %llu bytes", (unsigned long long)arena); goto out; }
-    it->act = alloc(ud, NULL, 0, arena ? (size_t)arena : 64);
-    if (!it->act) { st = lgi_fail(err, LG_ERR_NOMEM, "out of memory: activations need %llu bytes", (unsigned long long)arena); goto out; }
+    it->act = arena <= SIZE_MAX ? alloc(ud, NULL, 0, arena ? (size_t)arena : 64) : NULL;
+    if (!it->act) {
+        st = lgi_fail(err, LG_ERR_NOMEM, "out of memory: activations need %llu bytes", (unsigned long long)arena);
+        goto out;
+    }
     it->act_alloc = arena ? (size_t)arena : 64;
     memset(it->act, 0, it->act_alloc);
     it->act_bytes = arena;
