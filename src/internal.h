@@ -17,8 +17,24 @@
 /* No asserts that abort: a broken internal invariant (our own bug) returns LG_ERR_INTERNAL. */
 
 /* ---- errors */
-/* Fill err (may be NULL) and return st. where: a prefix such as the file name or NULL. */
+/* All in util/status.c. err may be NULL everywhere: then nothing is written and st is
+   returned. Never write err->... fields directly elsewhere without `if (err)`; prefer these.
+   Arguments must not point into err->msg (the buffers overlap). */
+/* Leave a location field (subgraph, op, tensor) as it is. */
+#define LGI_KEEP INT32_MIN
+/* The core: err->status = st, each location field that is not LGI_KEEP, and the message
+   (cut to fit err->msg). Returns st. */
+LG_INTERNAL lg_status lgi_failv(lg_error *err, lg_status st, int32_t sg, int32_t op, int32_t tensor,
+                                const char *fmt, va_list ap) LGI_PRINTF(6, 0);
+/* Status and message; the location fields keep what the caller set (or cleared) before. */
 LG_INTERNAL lg_status lgi_fail(lg_error *err, lg_status st, const char *fmt, ...) LGI_PRINTF(3, 4);
+/* Status, location (-1 = not about one, LGI_KEEP = unchanged) and message. */
+LG_INTERNAL lg_status lgi_fail_at(lg_error *err, lg_status st, int32_t sg, int32_t op, int32_t tensor,
+                                  const char *fmt, ...) LGI_PRINTF(6, 7);
+/* Put a formatted prefix (e.g. "file.tflite: ") before the message already in err, cutting the
+   whole to fit; status and location are unchanged. */
+LG_INTERNAL void lgi_error_prefix(lg_error *err, const char *fmt, ...) LGI_PRINTF(2, 3);
+/* Status OK, location -1, empty message. */
 LG_INTERNAL void lgi_error_clear(lg_error *err);
 #define LG_TRY(expr) do { lg_status st_ = (expr); if (st_ != LG_OK) return st_; } while (0)
 
@@ -67,6 +83,9 @@ struct lgi_model_priv {
 /* Allocate a zeroed model with its arena. */
 LG_INTERNAL lg_status lgi_model_alloc(lg_alloc_fn alloc, void *ud, uint64_t limit, lg_model **out,
                                       lg_error *err);
+/* The model's allocator hook (lgi_default_alloc when it has none) and its user data: what the
+   interpreter and compare allocate through. */
+LG_INTERNAL lg_alloc_fn lgi_model_allocator(const lg_model *m, void **ud);
 /* The empty-but-present vector sentinel (see the lg.h convention). */
 extern const int32_t lgi_empty_vec[1];
 

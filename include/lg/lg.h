@@ -92,7 +92,8 @@ typedef struct lg_error {
 /* ---------------------------------------------------------------- memory hook */
 
 /* One allocator hook, Lua-style: nsize == 0 frees; otherwise (re)allocates. Returns NULL on
-   failure. The default is the C library's realloc/free. */
+   failure. The default is the C library's realloc/free. Memory must be aligned for any scalar
+   type, as malloc's is. A model's hook also serves the interpreters made from it (run.h). */
 typedef void *(*lg_alloc_fn)(void *ud, void *ptr, size_t osize, size_t nsize);
 
 /* ---------------------------------------------------------------- types */

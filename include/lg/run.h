@@ -66,6 +66,20 @@ typedef struct lg_run_options {
 
 typedef struct lg_interp lg_interp;
 
+/* Memory. lg_interp_create allocates through the model's allocator hook (the alloc given to
+   lg_model_new or in lg_read_options; realloc/free when none), and lg_interp_free gives it all
+   back through the same hook: the interpreter object, its arena (tensor metadata, node arrays,
+   kernel state, constants converted or folded at create), the activation arena (one block of
+   lg_mem_plan.arena_bytes), the kernels' shared scratch and the planner's temporaries. The hook
+   must return memory aligned for any scalar type, as malloc does. After create nothing
+   allocates: set_input, invoke and the views do not. Two exceptions, on purpose:
+   - threads > 1: the worker pool's control blocks come from malloc and the threads from
+     pthread_create (a pool is an OS resource, not model memory); when they cannot be had the
+     interpreter runs single-threaded instead of failing.
+   - lg_compare_precision / lg_compare_models (lg/compare.h): their temporary input buffers use
+     the hook of the (first) model, but the reports they return come from malloc, because
+     lg_precision_report_free and lg_models_report_free take no model to find a hook with. */
+
 /* Prepare a model to run: resolve every op's kernel, infer and check shapes, plan memory.
    An op we cannot run fails here with LG_ERR_UNSUPPORTED naming the op and its index.
    The model must outlive the interpreter. */

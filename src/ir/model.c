@@ -29,6 +29,12 @@ lg_status lgi_model_alloc(lg_alloc_fn alloc, void *ud, uint64_t limit, lg_model 
     return LG_OK;
 }
 
+lg_alloc_fn lgi_model_allocator(const lg_model *m, void **ud) {
+    const lgi_model_priv *p = m ? m->priv : NULL;
+    *ud = p && p->alloc ? p->alloc_ud : NULL;
+    return p && p->alloc ? p->alloc : lgi_default_alloc;
+}
+
 void lg_model_free(lg_model *m) {
     if (!m) return;
     lgi_model_priv *p = m->priv;

@@ -22,17 +22,10 @@ typedef struct vctx {
 static lg_status vfail(vctx *v, int32_t sg, int32_t op, int32_t tensor, const char *fmt, ...)
     LGI_PRINTF(5, 6);
 static lg_status vfail(vctx *v, int32_t sg, int32_t op, int32_t tensor, const char *fmt, ...) {
-    lg_error *err = v->err;
-    if (err) {
-        va_list ap;
-        err->status = LG_ERR_INVALID_ARG;
-        err->subgraph = sg;
-        err->op = op;
-        err->tensor = tensor;
-        va_start(ap, fmt);
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-        va_end(ap);
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    lgi_failv(v->err, LG_ERR_INVALID_ARG, sg, op, tensor, fmt, ap);
+    va_end(ap);
     return LG_ERR_INVALID_ARG;
 }
 

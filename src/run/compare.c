@@ -110,6 +110,7 @@ static int64_t reduced_count(const lg_model *m, const lg_subgraph *sg, const lg_
 lg_status lg_compare_precision(const lg_model *m, const float *const *inputs, const lg_compare_options *opt,
                                lg_precision_report **out, lg_error *err) {
     lgi_error_clear(err);
+    if (!out) return lgi_fail(err, LG_ERR_INVALID_ARG, "lg_compare_precision: NULL argument");
     *out = NULL;
     lg_compare_options o = {LG_PREC_F16, 0.999, 0, 1};
     if (opt) o = *opt;
@@ -267,6 +268,7 @@ void lg_models_report_free(lg_models_report *r) {
 lg_status lg_compare_models(const lg_model *ma, const lg_model *mb, const float *const *golden,
                             const lg_models_options *opt, lg_models_report **out, lg_error *err) {
     lgi_error_clear(err);
+    if (!out) return lgi_fail(err, LG_ERR_INVALID_ARG, "lg_compare_models: NULL argument");
     *out = NULL;
     lg_models_options o = {LG_PREC_F32, 8, 1, 1e-4, 1e-3, 1};
     if (opt) o = *opt;
@@ -276,7 +278,11 @@ lg_status lg_compare_models(const lg_model *ma, const lg_model *mb, const float 
     ro.threads = o.threads;
     lg_interp *a = NULL, *b = NULL;
     lg_models_report *rep = NULL;
-    float **bufs = NULL;
+    float **bufs = NULL;      /* the inputs, through ma's allocator hook */
+    size_t *buf_bytes = NULL;
+    size_t bufs_bytes = 0;
+    void *ud = NULL;
+    lg_alloc_fn alloc = lgi_model_allocator(ma, &ud);
     uint32_t nin = 0;
     lg_status st;
     if ((st = lg_interp_create(ma, &ro, &a, err)) != LG_OK) goto done;
@@ -304,7 +310,12 @@ lg_status lg_compare_models(const lg_model *ma, const lg_model *mb, const float 
             goto done;
         }
     }
-    bufs = calloc(nin ? nin : 1, sizeof *bufs);
+    bufs_bytes = (nin ? nin : 1) * (sizeof *bufs + sizeof *buf_bytes);
+    bufs = alloc(ud, NULL, 0, bufs_bytes);
+    if (bufs) {
+        memset(bufs, 0, bufs_bytes);
+        buf_bytes = (size_t *)(bufs + (nin ? nin : 1));
+    }
     rep = calloc(1, sizeof *rep);
     if (!bufs || !rep) { st = lgi_fail(err, LG_ERR_NOMEM, "out of memory"); goto done; }
     rep->n_outputs = nout;
@@ -313,7 +324,8 @@ lg_status lg_compare_models(const lg_model *ma, const lg_model *mb, const float 
     for (uint32_t i = 0; i < nin; i++) {
         lg_tensor_view v;
         lg_interp_input(a, i, &v);
-        bufs[i] = malloc(v.nbytes ? (size_t)v.nbytes : 4);
+        buf_bytes[i] = v.nbytes ? (size_t)v.nbytes : 4;
+        bufs[i] = alloc(ud, NULL, 0, buf_bytes[i]);
         if (!bufs[i]) { st = lgi_fail(err, LG_ERR_NOMEM, "out of memory"); goto done; }
     }
     rep->ok = true;
@@ -368,9 +380,11 @@ lg_status lg_compare_models(const lg_model *ma, const lg_model *mb, const float 
     rep = NULL;
     st = LG_OK;
 done:
-    if (bufs)
-        for (uint32_t i = 0; i < nin; i++) free(bufs[i]);
-    free(bufs);
+    if (bufs) {
+        for (uint32_t i = 0; i < nin; i++)
+            if (bufs[i]) alloc(ud, bufs[i], buf_bytes[i], 0);
+        alloc(ud, bufs, bufs_bytes, 0);
+    }
     lg_interp_free(a);
     lg_interp_free(b);
     lg_models_report_free(rep);

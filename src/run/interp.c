@@ -1,22 +1,28 @@
-/* The reference interpreter: kernel resolution, shape checking, memory planning and the
- * run loop, with the fp16 storage emulation applied at every tensor boundary. */
+/* The reference interpreter's driver: create (kernel resolution, shape checking, constant
+ * folding, memory planning), invoke (the run loop, with the fp16 storage emulation applied at
+ * every tensor boundary), free and the tensor views. The kernels' helpers are in kernel.c, the
+ * planner in memplan.c, lg_fill_f32 in fill.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "run/k_conv.h"
 #include "run/kernel.h"
+#include "run/memplan.h"
+#include "run/simd.h"
 
 struct lg_interp {
     const lg_model *m;
     const lg_subgraph *sg;
     lgk_ctx ctx;
     lg_run_options opt;
+    lg_alloc_fn alloc;        /* the model's hook: everything below comes from it */
+    void *alloc_ud;
     lgi_arena arena;          /* tensors' metadata, node arrays, kernel state, converted constants */
     lgk_tensor *t;            /* per tensor */
     lgk_node *nodes;          /* per op */
     uint8_t *act;             /* the activation arena */
     uint64_t act_bytes;
+    size_t act_alloc;         /* bytes allocated for act (at least 64) */
     void *scratch;
     uint64_t scratch_bytes;
     lg_mem_plan plan;
@@ -35,277 +41,58 @@ int lg_precision_from_name(const char *s) {
     return -1;
 }
 
-/* ------------------------------------------------------------------ kernel helpers */
-
-static const lgk_kernel *const kernel_tables[] = {
-    lgk_elementwise_kernels, lgk_conv_kernels, lgk_shape_kernels, lgk_reduce_kernels,
-};
-
-const lgk_kernel *lgk_find(int32_t code, const char *custom) {
-    for (size_t k = 0; k < sizeof kernel_tables / sizeof kernel_tables[0]; k++)
-        for (const lgk_kernel *e = kernel_tables[k]; e->eval; e++) {
-            if (e->code != code) continue;
-            if (code == LG_OP_CUSTOM && (!custom || !e->custom || strcmp(custom, e->custom) != 0)) continue;
-            return e;
-        }
-    return NULL;
-}
-
-lg_status lgk_fail(const lgk_node *n, lg_status st, lg_error *err, const char *fmt, ...) {
-    if (err) {
-        char what[400];
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(what, sizeof what, fmt, ap);
-        va_end(ap);
-        err->status = st;
-        err->op = n->index;
-        snprintf(err->msg, sizeof err->msg, "op %d (%s): %s", n->index, n->name, what);
-    }
-    return st;
-}
-
-void *lgk_alloc(lgk_node *n, size_t bytes) { return lgi_arena_alloc(n->arena, bytes ? bytes : 1); }
-
-uint32_t lgk_elem_size(lg_dtype t) {
-    switch (t) {
-    case LG_FLOAT32: case LG_INT32: case LG_UINT32: return 4;
-    case LG_INT64: case LG_UINT64: case LG_FLOAT64: return 8;
-    case LG_INT16: case LG_UINT16: case LG_FLOAT16: return 2;
-    case LG_INT8: case LG_UINT8: case LG_BOOL: return 1;
-    default: return 0;
-    }
-}
-
-lg_status lgk_set_output(lgk_node *n, uint32_t o, lg_dtype t, const int32_t *shape, uint32_t rank,
-                         lg_error *err) {
-    if (o >= n->n_out || !n->out[o]) return lgk_fail(n, LG_ERR_INTERNAL, err, "no output %u", o);
-    if (rank > LG_MAX_RANK) return lgk_fail(n, LG_ERR_UNSUPPORTED, err, "output rank %u > %d", rank, LG_MAX_RANK);
-    uint32_t es = lgk_elem_size(t);
-    if (!es) return lgk_fail(n, LG_ERR_UNSUPPORTED, err, "output type %s is not supported", lg_dtype_name(t));
-    lgk_tensor *x = n->out[o];
-    int64_t numel = 1;
-    for (uint32_t i = 0; i < rank; i++) {
-        if (shape[i] < 0) return lgk_fail(n, LG_ERR_FORMAT, err, "negative output dimension %d", shape[i]);
-        if (shape[i] && numel > INT64_MAX / shape[i]) return lgk_fail(n, LG_ERR_LIMIT, err, "output too large");
-        numel *= shape[i];
-        x->shape[i] = shape[i];
-    }
-    if (numel > (INT64_MAX / 8)) return lgk_fail(n, LG_ERR_LIMIT, err, "output too large");
-    x->rank = rank;
-    x->type = t;
-    x->numel = numel;
-    x->nbytes = (uint64_t)numel * es;
-    return LG_OK;
-}
-
-int64_t lgk_get_int(const lgk_tensor *t, int64_t i) {
-    const uint8_t *p = t->data;
-    switch (t->type) {
-    case LG_INT32: { int32_t v; memcpy(&v, p + 4 * i, 4); return v; }
-    case LG_INT64: { int64_t v; memcpy(&v, p + 8 * i, 8); return v; }
-    case LG_INT16: { int16_t v; memcpy(&v, p + 2 * i, 2); return v; }
-    case LG_UINT16: { uint16_t v; memcpy(&v, p + 2 * i, 2); return v; }
-    case LG_UINT32: { uint32_t v; memcpy(&v, p + 4 * i, 4); return v; }
-    case LG_INT8: return ((const int8_t *)p)[i];
-    case LG_UINT8: case LG_BOOL: return p[i];
-    case LG_FLOAT32: { float v; memcpy(&v, p + 4 * i, 4); return (int64_t)v; }
-    default: return 0;
-    }
-}
-
-lg_status lgk_const_ints(const lgk_node *n, uint32_t input, int64_t *out, uint32_t max, uint32_t *count,
-                         lg_error *err) {
-    if (input >= n->n_in || !n->in[input])
-        return lgk_fail(n, LG_ERR_FORMAT, err, "input %u is missing", input);
-    const lgk_tensor *t = n->in[input];
-    if (!t->is_const || !t->data)
-        return lgk_fail(n, LG_ERR_UNSUPPORTED, err,
-                        "input %u (tensor %d) must be constant: shapes computed at run time are not supported",
-                        input, t->index);
-    if (t->type != LG_INT32 && t->type != LG_INT64)
-        return lgk_fail(n, LG_ERR_FORMAT, err, "input %u must be INT32 or INT64, not %s", input, lg_dtype_name(t->type));
-    if (t->numel > (int64_t)max) return lgk_fail(n, LG_ERR_LIMIT, err, "input %u has %lld values (max %u)", input, (long long)t->numel, max);
-    for (int64_t i = 0; i < t->numel; i++) out[i] = lgk_get_int(t, i);
-    *count = (uint32_t)t->numel;
-    return LG_OK;
-}
-
-lg_status lgk_broadcast_shape(const lgk_node *n, const lgk_tensor *a, const lgk_tensor *b, int32_t *out,
-                              uint32_t *rank, lg_error *err) {
-    uint32_t r = a->rank > b->rank ? a->rank : b->rank;
-    for (uint32_t i = 0; i < r; i++) {
-        int32_t da = i < a->rank ? a->shape[a->rank - 1 - i] : 1;
-        int32_t db = i < b->rank ? b->shape[b->rank - 1 - i] : 1;
-        if (da != db && da != 1 && db != 1)
-            return lgk_fail(n, LG_ERR_FORMAT, err, "shapes of tensors %d and %d do not broadcast (dim %d vs %d)",
-                            a->index, b->index, da, db);
-        out[r - 1 - i] = da == 1 ? db : da;
-    }
-    *rank = r;
-    return LG_OK;
-}
-
-void lgk_broadcast_strides(const lgk_tensor *t, const int32_t *out_shape, uint32_t out_rank, int64_t *strides) {
-    int64_t s = 1;
-    for (int i = (int)out_rank - 1; i >= 0; i--) {
-        int k = i - (int)(out_rank - t->rank);
-        if (k < 0) { strides[i] = 0; continue; }
-        strides[i] = t->shape[k] == 1 && out_shape[i] != 1 ? 0 : s;
-        s *= t->shape[k];
-    }
-}
-
-float lgk_dot(const lgk_ctx *c, const float *a, int64_t sa, const float *b, int64_t sb, int64_t n) {
-    float acc = 0;
-    if (c->prec == LG_PREC_F16) {
-        for (int64_t i = 0; i < n; i++) acc = lg_round_half(acc + a[i * sa] * b[i * sb]);
-    } else {
-        for (int64_t i = 0; i < n; i++) acc += a[i * sa] * b[i * sb];
-    }
-    return acc;
-}
-
-
-/* ------------------------------------------------------------------ fills */
-
-lg_status lg_fill_f32(const char *fill, float *data, int64_t n, lg_error *err) {
-    if (strcmp(fill, "half") == 0) {
-        for (int64_t i = 0; i < n; i++) data[i] = 0.5f;
-    } else if (strcmp(fill, "pattern") == 0) {
-        for (int64_t i = 0; i < n; i++) data[i] = (float)((double)((i * 7919 + 13) % 1009) / 1009.0);
-    } else if (strncmp(fill, "random:", 7) == 0) {
-        char *end;
-        unsigned long long seed = strtoull(fill + 7, &end, 10);
-        if (!fill[7] || *end) return lgi_fail(err, LG_ERR_INVALID_ARG, "bad fill '%s' (random:SEED)", fill);
-        uint64_t s = seed * 0x9E3779B97F4A7C15ull + 1;
-        for (int64_t i = 0; i < n; i++) {
-            s = s * 6364136223846793005ull + 1442695040888963407ull;
-            data[i] = (float)((double)(s >> 40) / (double)(1ull << 24)) * 2.0f - 1.0f;
-        }
-    } else {
-        return lgi_fail(err, LG_ERR_INVALID_ARG, "unknown fill '%s' (half, pattern or random:SEED)", fill);
-    }
-    return LG_OK;
-}
-
 /* ------------------------------------------------------------------ memory planning */
 
-typedef struct live {
-    int32_t t;
-    int32_t first, last;      /* op range where the tensor must exist */
-    uint64_t size, offset;
-} live;
-
-static int cmp_live_size(const void *a, const void *b) {
-    const live *x = a, *y = b;
-    if (x->size != y->size) return x->size > y->size ? -1 : 1;
-    return x->t - y->t; /* deterministic */
-}
-
+/* Lifetimes and offsets (memplan.c), then the activation arena and the plan's report. */
 static lg_status plan_memory(lg_interp *it, lg_error *err) {
     const lg_subgraph *sg = it->sg;
-    uint32_t nt = sg->n_tensors, no = sg->n_ops;
-    int32_t *first = malloc((nt ? nt : 1) * sizeof(int32_t));
-    int32_t *last = malloc((nt ? nt : 1) * sizeof(int32_t));
-    live *lv = malloc((nt ? nt : 1) * sizeof(live));
-    lg_status st = LG_OK;
-    if (!first || !last || !lv) { st = lgi_fail(err, LG_ERR_NOMEM, "out of memory planning"); goto out; }
-    for (uint32_t i = 0; i < nt; i++) { first[i] = INT32_MAX; last[i] = -1; }
-    for (uint32_t k = 0; k < sg->n_inputs; k++) { first[sg->inputs[k]] = -1; last[sg->inputs[k]] = -1; }
-    for (uint32_t i = 0; i < no; i++) {
-        const lgk_node *n = &it->nodes[i];
-        for (uint32_t k = 0; k < n->n_out; k++)
-            if (n->out[k] && first[n->out[k]->index] == INT32_MAX) first[n->out[k]->index] = (int32_t)i;
-        for (uint32_t k = 0; k < n->n_in; k++)
-            if (n->in[k] && (int32_t)i > last[n->in[k]->index]) last[n->in[k]->index] = (int32_t)i;
-    }
-    for (uint32_t k = 0; k < sg->n_outputs; k++) last[sg->outputs[k]] = (int32_t)no;
-    uint32_t nl = 0;
+    uint32_t nt = sg->n_tensors;
+    size_t cnt = nt ? nt : 1;
+    lg_alloc_fn alloc = it->alloc;
+    void *ud = it->alloc_ud;
+    size_t tmp_bytes = cnt * (2 * sizeof(int32_t) + 2 * sizeof(uint64_t) + 1);
+    uint8_t *tmp = alloc(ud, NULL, 0, tmp_bytes);
+    if (!tmp) return lgi_fail(err, LG_ERR_NOMEM, "out of memory planning");
+    uint64_t *size = (uint64_t *)tmp, *offset = size + cnt;
+    int32_t *first = (int32_t *)(offset + cnt), *last = first + cnt;
+    uint8_t *skip = (uint8_t *)(last + cnt);
     for (uint32_t i = 0; i < nt; i++) {
-        const lgk_tensor *x = &it->t[i];
-        if (x->is_const || first[i] == INT32_MAX) continue;
-        if (sg->tensors[i].is_variable) { first[i] = -1; last[i] = (int32_t)no; }
-        int32_t l = last[i] < first[i] ? first[i] : last[i];
-        if (it->opt.keep_all) { first[i] = -1; l = (int32_t)no; }
-        lv[nl].t = (int32_t)i;
-        lv[nl].first = first[i];
-        lv[nl].last = l;
-        lv[nl].size = (x->nbytes + 63) & ~(uint64_t)63;
-        lv[nl].offset = 0;
-        nl++;
+        size[i] = it->t[i].nbytes;
+        skip[i] = it->t[i].is_const;
     }
-    /* greedy by size: place each tensor at the lowest offset that does not overlap a placed
-       tensor whose lifetime intersects (the arena planner's strategy) */
-    qsort(lv, nl, sizeof *lv, cmp_live_size);
-    uint64_t arena = 0;
-    for (uint32_t i = 0; i < nl; i++) {
-        uint64_t off = 0;
-        for (;;) {
-            int moved = 0;
-            for (uint32_t j = 0; j < i; j++) {
-                if (lv[j].last < lv[i].first || lv[i].last < lv[j].first) continue;
-                if (off < lv[j].offset + lv[j].size && lv[j].offset < off + lv[i].size) {
-                    off = lv[j].offset + lv[j].size;
-                    moved = 1;
-                }
-            }
-            if (!moved) break;
-        }
-        lv[i].offset = off;
-        if (off + lv[i].size > arena) arena = off + lv[i].size;
+    lgk_mp_lifetimes(sg, skip, it->opt.keep_all, first, last);
+    lgk_mp_result r;
+    lg_status st = LG_OK;
+    it->peak_list = lgi_arena_alloc(&it->arena, cnt * sizeof(int32_t));
+    if (!it->peak_list) { st = lgi_fail(err, LG_ERR_NOMEM, "out of memory planning"); goto out; }
+    st = lgk_mp_plan(nt, sg->n_ops, size, first, last, alloc, ud, offset, it->peak_list, &r, err);
+    if (st != LG_OK) goto out;
+    uint64_t arena = r.arena_bytes;
+    it->act = arena <= SIZE_MAX ? alloc(ud, NULL, 0, arena ? (size_t)arena : 64) : NULL;
+    if (!it->act) {
+        st = lgi_fail(err, LG_ERR_NOMEM, "out of memory: activations need %llu bytes", (unsigned long long)arena);
+        goto out;
     }
-    /* peak of live bytes (exact sizes, not aligned) over the ops; inputs live from op 0 */
-    uint64_t peak = 0;
-    int32_t peak_op = no ? 0 : -1;
-    for (uint32_t op = 0; op < no; op++) {
-        uint64_t sum = 0;
-        for (uint32_t i = 0; i < nl; i++) {
-            int32_t f = lv[i].first < 0 ? 0 : lv[i].first;
-            if (f <= (int32_t)op && (int32_t)op <= lv[i].last) sum += it->t[lv[i].t].nbytes;
-        }
-        if (sum > peak) { peak = sum; peak_op = (int32_t)op; }
-    }
-    uint32_t npk = 0;
-    for (uint32_t i = 0; i < nl; i++) {
-        int32_t f = lv[i].first < 0 ? 0 : lv[i].first;
-        if (peak_op >= 0 && f <= peak_op && peak_op <= lv[i].last) npk++;
-    }
-    it->peak_list = lgi_arena_alloc(&it->arena, (npk ? npk : 1) * sizeof(int32_t));
-    it->act = malloc(arena ? (size_t)arena : 64);
-    if (!it->peak_list || !it->act) { st = lgi_fail(err, LG_ERR_NOMEM, "out of memory: activations need %llu bytes", (unsigned long long)arena); goto out; }
-    memset(it->act, 0, arena ? (size_t)arena : 64);
+    it->act_alloc = arena ? (size_t)arena : 64;
+    memset(it->act, 0, it->act_alloc);
     it->act_bytes = arena;
-    npk = 0;
-    for (uint32_t i = 0; i < nl; i++) {
-        it->t[lv[i].t].data = it->act + lv[i].offset;
-        int32_t f = lv[i].first < 0 ? 0 : lv[i].first;
-        if (peak_op >= 0 && f <= peak_op && peak_op <= lv[i].last) it->peak_list[npk++] = lv[i].t;
-    }
-    /* sort the peak list by tensor index for stable reports */
-    for (uint32_t a = 1; a < npk; a++)
-        for (uint32_t b = a; b > 0 && it->peak_list[b - 1] > it->peak_list[b]; b--) {
-            int32_t tmp = it->peak_list[b];
-            it->peak_list[b] = it->peak_list[b - 1];
-            it->peak_list[b - 1] = tmp;
-        }
+    for (uint32_t i = 0; i < nt; i++)
+        if (first[i] != LGK_MP_NONE) it->t[i].data = it->act + offset[i];
     it->plan.arena_bytes = arena;
-    it->plan.peak_live_bytes = peak;
-    it->plan.peak_op = peak_op;
+    it->plan.peak_live_bytes = r.peak_live_bytes;
+    it->plan.peak_op = r.peak_op;
     it->plan.peak_tensors = it->peak_list;
-    it->plan.n_peak_tensors = npk;
+    it->plan.n_peak_tensors = r.n_peak;
 out:
-    free(first);
-    free(last);
-    free(lv);
+    alloc(ud, tmp, tmp_bytes, 0);
     return st;
 }
 
 /* ------------------------------------------------------------------ create */
 
-/* Round a float buffer to half in place: the vectorized routine of the conv family (F16C
-   where the CPU has it), bit-identical to lg_round_half on all 2^32 floats. */
-static void round_half_buf(float *p, int64_t n) { lgk_cv_round_half(p, n, 0); }
+/* Round a float buffer to half in place: the vectorized routine of simd.c (F16C where the CPU
+   has it), bit-identical to lg_round_half on all 2^32 floats. */
+static void round_half_buf(float *p, int64_t n) { lgk_simd_round_half(p, n, 0); }
 
 static lg_status setup_tensor(lg_interp *it, uint32_t i, lg_error *err) {
     const lg_tensor *ir = &it->sg->tensors[i];
@@ -392,15 +179,20 @@ lg_status lg_interp_create(const lg_model *m, const lg_run_options *opt, lg_inte
     if (opt) o = *opt;
     if (o.subgraph >= m->n_subgraphs) return lgi_fail(err, LG_ERR_INVALID_ARG, "no subgraph %u", o.subgraph);
     if ((unsigned)o.precision > LG_PREC_F32_F16) return lgi_fail(err, LG_ERR_INVALID_ARG, "bad precision");
-    lg_interp *it = calloc(1, sizeof *it);
+    void *ud;
+    lg_alloc_fn alloc = lgi_model_allocator(m, &ud);
+    lg_interp *it = alloc(ud, NULL, 0, sizeof *it);
     if (!it) return lgi_fail(err, LG_ERR_NOMEM, "out of memory");
+    memset(it, 0, sizeof *it);
+    it->alloc = alloc;
+    it->alloc_ud = ud;
     it->m = m;
     it->sg = &m->subgraphs[o.subgraph];
     it->opt = o;
     it->ctx.prec = o.precision;
     it->ctx.threads = o.threads > 0 ? o.threads : 1;
     it->ctx.pool = lgk_pool_new(it->ctx.threads);
-    lgi_arena_init(&it->arena, NULL, NULL, 0);
+    lgi_arena_init(&it->arena, alloc, ud, 0);
     const lg_subgraph *sg = it->sg;
     lg_status st = LG_OK;
     it->t = lgi_arena_alloc(&it->arena, (sg->n_tensors ? sg->n_tensors : 1) * sizeof(lgk_tensor));
@@ -432,10 +224,10 @@ lg_status lg_interp_create(const lg_model *m, const lg_run_options *opt, lg_inte
         for (uint32_t k = 0; k < n->n_in; k++) n->in[k] = op->inputs[k] >= 0 ? &it->t[op->inputs[k]] : NULL;
         for (uint32_t k = 0; k < n->n_in; k++) {
             if (!n->in[k] || n->in[k]->is_const || produced[op->inputs[k]]) continue;
-            st = lgi_fail(err, LG_ERR_FORMAT, "op %u (%s): input %u reads tensor %d \"%s\", which no op produces and "
-                          "which is neither a graph input nor a constant", i, lg_op_name(m, op), k, op->inputs[k],
-                          sg->tensors[op->inputs[k]].name ? sg->tensors[op->inputs[k]].name : "");
-            err->op = (int32_t)i;
+            st = lgi_fail_at(err, LG_ERR_FORMAT, LGI_KEEP, (int32_t)i, LGI_KEEP,
+                             "op %u (%s): input %u reads tensor %d \"%s\", which no op produces and "
+                             "which is neither a graph input nor a constant", i, lg_op_name(m, op), k,
+                             op->inputs[k], sg->tensors[op->inputs[k]].name ? sg->tensors[op->inputs[k]].name : "");
             goto fail;
         }
         for (uint32_t k = 0; k < op->n_outputs; k++) produced[op->outputs[k]] = 1;
@@ -504,7 +296,7 @@ lg_status lg_interp_create(const lg_model *m, const lg_run_options *opt, lg_inte
     }
     if ((st = plan_memory(it, err)) != LG_OK) goto fail;
     if (it->scratch_bytes) {
-        it->scratch = malloc((size_t)it->scratch_bytes);
+        it->scratch = it->scratch_bytes <= SIZE_MAX ? alloc(ud, NULL, 0, (size_t)it->scratch_bytes) : NULL;
         if (!it->scratch) { st = lgi_fail(err, LG_ERR_NOMEM, "out of memory for scratch"); goto fail; }
     }
     for (uint32_t i = 0; i < sg->n_ops; i++)
@@ -520,9 +312,9 @@ void lg_interp_free(lg_interp *it) {
     if (!it) return;
     lgk_pool_free(it->ctx.pool);
     lgi_arena_free(&it->arena);
-    free(it->act);
-    free(it->scratch);
-    free(it);
+    if (it->act) it->alloc(it->alloc_ud, it->act, it->act_alloc, 0);
+    if (it->scratch) it->alloc(it->alloc_ud, it->scratch, (size_t)it->scratch_bytes, 0);
+    it->alloc(it->alloc_ud, it, sizeof *it, 0);
 }
 
 uint32_t lg_interp_n_inputs(const lg_interp *it) { return it->sg->n_inputs; }

@@ -5,7 +5,8 @@
  * Files: k_conv.c (the table and shared helpers), k_conv_conv.c (conv, transposed conv),
  * k_conv_dw.c (depthwise), k_conv_fc.c (fully connected, batch matmul), k_conv_pool.c (pools),
  * k_conv_simd.c (the vector inner loops, compiled twice from k_conv_tmpl.h: portable width-4
- * vectors (SSE2 / NEON) and, on x86-64 CPUs that have them, AVX2 + F16C; picked at run time).
+ * vectors (SSE2 / NEON) and, on x86-64 CPUs that have them, AVX2 + F16C; picked at run time
+ * by lgk_simd_avx2; the vector basics and the half rounding are the neutral simd.h/simd_vec.h).
  *
  * fp32 arithmetic (LG_PREC_F32, LG_PREC_F32_F16) is XNNPACK's as LiteRT.js runs it (wasm
  * SIMD: a product and an add per step, no FMA): bias first, then the taps in XNNPACK's order
@@ -25,6 +26,7 @@
 #define LGI_RUN_K_CONV_H
 
 #include "run/kernel.h"
+#include "run/simd.h"
 
 /* ---- shared helpers (k_conv.c) */
 
@@ -104,9 +106,12 @@ LG_INTERNAL void lgk_cv_gemm_c4(int64_t M, int64_t N, int64_t K, const float *A,
 static inline int lgk_cv_use_c4(int64_t n, int gemm_path) {
     return n < 8 || (gemm_path && n % 8 != 0 && n % 8 != 7);
 }
-/* Tests: -1 picks the best code for the CPU (default), 0 forces the portable code (4-lane
-   vectors, software half rounding). Not thread-safe with running interpreters. */
-LG_INTERNAL void lgk_cv_simd_override(int level);
+/* The old names of two simd.h functions, kept for the unit tests (test_k_conv.c,
+   test_k_reduce.c); new code calls lgk_simd_override / lgk_simd_round_half. */
+static inline void lgk_cv_simd_override(int level) { lgk_simd_override(level); }
+static inline int lgk_cv_round_half(float *p, int64_t n, int variant) {
+    return lgk_simd_round_half(p, n, variant);
+}
 
 /* im2col of output pixels [p0, p0+mt) (flattened batch * out_h * out_w) into col
    [mt][kh*kw*fic], channels [c0, c0+fic) of each input pixel; zeros where padded. */
@@ -152,17 +157,6 @@ typedef struct lgk_tconv_args {
 } lgk_tconv_args;
 LG_INTERNAL void lgk_cv_tconv_rows(const lgk_tconv_args *a, const float *in, const float *w, const float *wt,
                                    int64_t ocp, const float *bias, lgk_clamp cl, int c4, int64_t r0, int64_t r1);
-
-/* One output row of a half-precision bilinear resize (LG_PREC_F16), NHWC with C channels: for
-   each ox < ow and channel k, with v_yx = row_y[x_x[ox]*C + k] and t = dx[ox]:
-     top = h(v00 + h(v01 - v00)*t), bot = h(v10 + h(v11 - v10)*t), o = h(top + h(bot - top)*dy). */
-LG_INTERNAL void lgk_cv_bilerp_row_h(float *o, const float *row0, const float *row1, const int32_t *x0,
-                                     const int32_t *x1, const float *dx, float dy, int64_t ow, int64_t C);
-
-/* Round n floats to half and back in place, bit-identical to lg_round_half.
-   variant: 0 = the best this CPU has, 1 = portable vectors, 2 = F16C (falls back to 1 when
-   the CPU lacks it); for tests. Returns the variant used. */
-LG_INTERNAL int lgk_cv_round_half(float *p, int64_t n, int variant);
 
 /* ---- kernels */
 LG_INTERNAL lg_status lgk_conv2d_prepare(lgk_node *n, lg_error *err);

@@ -1,5 +1,5 @@
-/* The conv family's vector loops (k_conv_tmpl.h) for two targets, and the run-time choice. */
-#include <stdatomic.h>
+/* The conv family's vector loops (k_conv_tmpl.h) for two targets, dispatched on the CPU
+   (lgk_simd_avx2, simd.c). */
 #include <string.h>
 
 #include "run/k_conv.h"
@@ -12,7 +12,6 @@
 
 #if (defined(__x86_64__) || defined(_M_X64)) && (defined(__GNUC__) || defined(__clang__))
 #define LGK_CV_X86 1
-#include <cpuid.h>
 #include <immintrin.h>
 #else
 #define LGK_CV_X86 0
@@ -47,45 +46,15 @@
 #pragma GCC pop_options
 #endif
 
-/* CPU features, asked once (cpuid traps in VMs): 1 for AVX2 + F16C + FMA. The compiler's AVX2
-   check includes the OS's YMM support; F16C is CPUID.1:ECX bit 29, FMA bit 12.
-   Racing first calls store the same value. lgk_cv_simd_override can force the portable code. */
-static atomic_int cpu_state = -1;
-static atomic_int cpu_override = -1;
-static int detect_cpu(void) {
-    if (!__builtin_cpu_supports("avx2")) return 0;
-    unsigned a, b, c, d;
-    if (!__get_cpuid(1, &a, &b, &c, &d)) return 0;
-    return (int)((c >> 29) & (c >> 12) & 1u);
-}
-static int cpu_flags(void) {
-    int o = atomic_load_explicit(&cpu_override, memory_order_relaxed);
-    if (o >= 0) return o;
-    int v = atomic_load_explicit(&cpu_state, memory_order_relaxed);
-    if (v < 0) {
-        v = detect_cpu();
-        atomic_store_explicit(&cpu_state, v, memory_order_relaxed);
-    }
-    return v;
-}
-static int use_avx2(void) { return cpu_flags() & 1; }
-#define DISPATCH(name, ...)                       \
-    do {                                          \
-        if (use_avx2()) name##_avx2(__VA_ARGS__); \
-        else name##_v4(__VA_ARGS__);              \
+#define DISPATCH(name, ...)                            \
+    do {                                               \
+        if (lgk_simd_avx2()) name##_avx2(__VA_ARGS__); \
+        else name##_v4(__VA_ARGS__);                   \
     } while (0)
 
 #else
 #define DISPATCH(name, ...) name##_v4(__VA_ARGS__)
 #endif
-
-void lgk_cv_simd_override(int level) {
-#if LGK_CV_X86
-    atomic_store_explicit(&cpu_override, level, memory_order_relaxed);
-#else
-    (void)level;
-#endif
-}
 
 void lgk_cv_pack_b(const float *w, int64_t sn, int64_t sk, int64_t n, int64_t k, float *bp) {
     for (int64_t j0 = 0; j0 < n;) {
@@ -157,19 +126,4 @@ void lgk_cv_pool_rows(const lgk_pool_args *a, int64_t r0, int64_t r1) { DISPATCH
 void lgk_cv_tconv_rows(const lgk_tconv_args *a, const float *in, const float *w, const float *wt, int64_t ocp,
                        const float *bias, lgk_clamp cl, int c4, int64_t r0, int64_t r1) {
     DISPATCH(tconv_rows, a, in, w, wt, ocp, bias, cl, c4, r0, r1);
-}
-void lgk_cv_bilerp_row_h(float *o, const float *row0, const float *row1, const int32_t *x0, const int32_t *x1,
-                         const float *dx, float dy, int64_t ow, int64_t C) {
-    DISPATCH(bilerp_row_h, o, row0, row1, x0, x1, dx, dy, ow, C);
-}
-
-int lgk_cv_round_half(float *p, int64_t n, int variant) {
-#if LGK_CV_X86
-    if (variant != 1 && use_avx2()) {
-        round_half_avx2(p, n);
-        return 2;
-    }
-#endif
-    round_half_v4(p, n);
-    return 1;
 }

@@ -27,7 +27,7 @@
  * Nearest, per axis: i = min(align_corners ? round((o + offset) * scale)
  *                                          : floor((o + offset) * scale), in - 1),
  * offset = 0.5 with half_pixel_centers (then also i = max(i, 0)), round half away from 0. */
-#include "run/k_conv.h"
+#include "run/simd.h"
 #include "run/k_reduce.h"
 
 /* Every product and sum is its own fp32 operation (XNNPACK's arithmetic on wasm has no FMA):
@@ -199,7 +199,7 @@ static void bilinear_rows(void *ud, int64_t begin, int64_t end) {
         if (f16) {
             /* a GPU's mix(mix(v00, v01, dx), mix(v10, v11, dx), dy), each a + (b - a) * t with the
                difference rounded to half and the multiply-add rounded once (lgk_mac) */
-            lgk_cv_bilerp_row_h(o, row0, row1, s->x0, s->x1, s->dx, dy, s->ow, C);
+            lgk_simd_bilerp_row_h(o, row0, row1, s->x0, s->x1, s->dx, dy, s->ow, C);
             continue;
         }
         for (int64_t ox = 0; ox < s->ow; ox++, o += C) {

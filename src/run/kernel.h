@@ -81,7 +81,7 @@ extern const lgk_kernel lgk_conv_kernels[];
 extern const lgk_kernel lgk_shape_kernels[];
 extern const lgk_kernel lgk_reduce_kernels[];
 
-/* ---- helpers for kernels */
+/* ---- helpers for kernels (kernel.c) */
 
 /* Error naming the op: "op 12 (CONV_2D): <what>". Never pass err->msg itself as an argument
    (the buffers overlap): copy it first. */
@@ -105,10 +105,8 @@ LG_INTERNAL int64_t lgk_get_int(const lgk_tensor *t, int64_t i);
 LG_INTERNAL lg_status lgk_const_ints(const lgk_node *n, uint32_t input, int64_t *out, uint32_t max,
                                      uint32_t *count, lg_error *err);
 
-/* numpy broadcasting of two shapes into out (rank = max rank). */
-LG_INTERNAL lg_status lgk_broadcast_shape(const lgk_node *n, const lgk_tensor *a, const lgk_tensor *b,
-                                          int32_t *out, uint32_t *rank, lg_error *err);
-/* Strides (in elements) of t broadcast to the output shape (0 on broadcast dims). */
+/* Strides (in elements) of t broadcast to the output shape (0 on broadcast dims). The shape
+   rule itself is lg_broadcast (include/lg/ops.h). */
 LG_INTERNAL void lgk_broadcast_strides(const lgk_tensor *t, const int32_t *out_shape, uint32_t out_rank,
                                        int64_t *strides);
 

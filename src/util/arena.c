@@ -1,5 +1,4 @@
-/* Arena allocator and error helpers. */
-#include <stdio.h>
+/* The arena allocator (status and error formatting: status.c). */
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
@@ -19,34 +18,6 @@ void *lgi_default_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     (void)ud; (void)osize;
     if (nsize == 0) { free(ptr); return NULL; }
     return realloc(ptr, nsize);
-}
-
-const char *lg_status_str(lg_status st) {
-    static const char *const names[] = {
-#define LG_X_(name, text) text,
-        LG_STATUS_LIST(LG_X_)
-#undef LG_X_
-    };
-    if ((unsigned)st >= LG_STATUS_COUNT) return "unknown status";
-    return names[st];
-}
-
-void lgi_error_clear(lg_error *err) {
-    if (!err) return;
-    err->status = LG_OK;
-    err->subgraph = err->op = err->tensor = -1;
-    err->msg[0] = 0;
-}
-
-lg_status lgi_fail(lg_error *err, lg_status st, const char *fmt, ...) {
-    if (err) {
-        va_list ap;
-        err->status = st;
-        va_start(ap, fmt);
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-        va_end(ap);
-    }
-    return st;
 }
 
 void lgi_arena_init(lgi_arena *a, lg_alloc_fn alloc, void *ud, uint64_t limit) {

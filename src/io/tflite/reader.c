@@ -49,25 +49,19 @@ typedef struct fbt {
 
 static lg_status bad(rd *r, const char *fmt, ...) LGI_PRINTF(2, 3);
 static lg_status bad(rd *r, const char *fmt, ...) {
-    if (r->err) {
-        char what[400];
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(what, sizeof what, fmt, ap);
-        va_end(ap);
-        char place[96] = "";
-        if (r->sg >= 0 && r->op >= 0)
-            snprintf(place, sizeof place, "subgraph %d op %d: ", r->sg, r->op);
-        else if (r->sg >= 0 && r->tensor >= 0)
-            snprintf(place, sizeof place, "subgraph %d tensor %d: ", r->sg, r->tensor);
-        else if (r->sg >= 0)
-            snprintf(place, sizeof place, "subgraph %d: ", r->sg);
-        r->err->status = LG_ERR_FORMAT;
-        r->err->subgraph = r->sg;
-        r->err->op = r->op;
-        r->err->tensor = r->tensor;
-        snprintf(r->err->msg, sizeof r->err->msg, "%s: %s%s", r->where, place, what);
-    }
+    if (!r->err) return LG_ERR_FORMAT;
+    va_list ap;
+    va_start(ap, fmt);
+    lgi_failv(r->err, LG_ERR_FORMAT, r->sg, r->op, r->tensor, fmt, ap);
+    va_end(ap);
+    char place[96] = "";
+    if (r->sg >= 0 && r->op >= 0)
+        snprintf(place, sizeof place, "subgraph %d op %d: ", r->sg, r->op);
+    else if (r->sg >= 0 && r->tensor >= 0)
+        snprintf(place, sizeof place, "subgraph %d tensor %d: ", r->sg, r->tensor);
+    else if (r->sg >= 0)
+        snprintf(place, sizeof place, "subgraph %d: ", r->sg);
+    lgi_error_prefix(r->err, "%s: %s", r->where, place);
     return LG_ERR_FORMAT;
 }
 
@@ -831,10 +825,7 @@ static lg_status read_common(const void *buf, size_t size, const lg_read_options
         /* the op table: options kinds, arity, every stored shape against inference */
         if (st == LG_OK) st = lg_model_validate_ops(m, err);
         if (st != LG_OK && err) {
-            char tmp[sizeof err->msg + 1100];
-            snprintf(tmp, sizeof tmp, "%.1000s: %s", where, err->msg);
-            memcpy(err->msg, tmp, sizeof err->msg - 1);
-            err->msg[sizeof err->msg - 1] = 0;
+            lgi_error_prefix(err, "%.1000s: ", where);
             if (st == LG_ERR_INVALID_ARG) st = err->status = LG_ERR_FORMAT;
         }
     }

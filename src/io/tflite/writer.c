@@ -931,12 +931,7 @@ lg_status lg_tflite_write_file(const lg_model *m, const char *path, const lg_wri
     uint64_t total;
     lg_status st = serialize(m, opt, &w, &total, err);
     if (st != LG_OK) {
-        if (err) {
-            char tmp[sizeof err->msg + 1100];
-            snprintf(tmp, sizeof tmp, "%.1000s: %s", path, err->msg);
-            memcpy(err->msg, tmp, sizeof err->msg - 1);
-            err->msg[sizeof err->msg - 1] = 0;
-        }
+        lgi_error_prefix(err, "%.1000s: ", path);
         return st;
     }
 
