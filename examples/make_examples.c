@@ -309,7 +309,7 @@ static int write_model(const char *dir, const char *file, const char *descriptio
         st = lg_model_add_signature(m, "serving_default", 0, in_names, in_t, 1, out_names, out_t, 1, &err);
     }
     if (st == LG_OK) {
-        lg_write_options wo = {false, true};
+        lg_write_options wo = {.force = true};
         st = lg_tflite_write_file(m, path, &wo, &err);
     }
     lg_model_free(m);

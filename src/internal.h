@@ -36,6 +36,11 @@ LG_INTERNAL lg_status lgi_fail_at(lg_error *err, lg_status st, int32_t sg, int32
 LG_INTERNAL void lgi_error_prefix(lg_error *err, const char *fmt, ...) LGI_PRINTF(2, 3);
 /* Status OK, location -1, empty message. */
 LG_INTERNAL void lgi_error_clear(lg_error *err);
+/* A name from a file fit for a one-line message: control bytes, quotes and backslashes
+   escaped (\xNN), long names cut with "...". Use as lgi_printable(name).s inside one call
+   (C11 temporary lifetime). */
+typedef struct lgi_pname { char s[120]; } lgi_pname;
+LG_INTERNAL lgi_pname lgi_printable(const char *name);
 #define LG_TRY(expr) do { lg_status st_ = (expr); if (st_ != LG_OK) return st_; } while (0)
 
 /* ---- allocation */

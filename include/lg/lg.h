@@ -319,6 +319,11 @@ typedef struct lg_write_options {
     bool external_buffers;
     /* Replace an existing output file (otherwise LG_ERR_EXISTS). */
     bool force;
+    /* Write even a model the op table refuses (an options kind the op does not take, an
+       arity outside the op's, a stored shape that contradicts inference): only for test
+       fixtures that must hold such a model. Every litegpu reader refuses the file, as TFLite
+       does at prepare. Structural validation (indices, sizes) always runs. */
+    bool unchecked_ops;
 } lg_write_options;
 
 /* Serialize to a malloc'ed buffer (identifier "TFL3", buffers 16-byte aligned).

@@ -29,28 +29,7 @@ static lg_status vfail(vctx *v, int32_t sg, int32_t op, int32_t tensor, const ch
     return LG_ERR_INVALID_ARG;
 }
 
-/* A name from the file fit for a one-line message: control bytes escaped, long names cut.
-   Use as printable(name).s inside one call (C11 temporary lifetime). */
-typedef struct pname { char s[120]; } pname;
-static pname printable(const char *name) {
-    pname p;
-    size_t o = 0;
-    const unsigned char *c = (const unsigned char *)(name ? name : "");
-    for (; *c && o + 5 < sizeof p.s - 4; c++) {
-        if (*c < 0x20 || *c == 0x7f || *c == '"' || *c == '\\') {
-            o += (size_t)snprintf(p.s + o, sizeof p.s - o, "\\x%02x", *c);
-        } else {
-            p.s[o++] = (char)*c;
-        }
-    }
-    if (*c) {
-        memcpy(p.s + o, "...", 3);
-        o += 3;
-    }
-    p.s[o] = 0;
-    return p;
-}
-#define nz(name) (printable(name).s)
+#define nz(name) (lgi_printable(name).s)
 
 /* Prefixes "subgraph S op I (NAME)" and "subgraph S tensor T ("name")". */
 #define OPF(v, s, i, op, fmt, ...)                                                           \

@@ -115,8 +115,10 @@ lg_status lgo_fail(const lg_infer_ctx *c, const char *fmt, ...) {
         }
         c->err->status = LG_ERR_INVALID_ARG;
         c->err->op = idx;
-        if (idx >= 0) snprintf(c->err->msg, sizeof c->err->msg, "op %d (%s): %s", idx, c->name, what);
-        else snprintf(c->err->msg, sizeof c->err->msg, "%s: %s", c->name, what);
+        lgi_pname pn = lgi_printable(c->name);
+        const char *nm = pn.s;
+        if (idx >= 0) snprintf(c->err->msg, sizeof c->err->msg, "op %d (%s): %.360s", idx, nm, what);
+        else snprintf(c->err->msg, sizeof c->err->msg, "%s: %.360s", nm, what);
     }
     return LG_ERR_INVALID_ARG;
 }
@@ -262,7 +264,7 @@ static lg_status infer_opts(const lg_model *m, const lg_op *op, const lg_op_info
     if (op->opts_kind != LG_OPTS_NONE && op->opts_kind != e->opts_kind) {
         const char *have = lg_opts_name(op->opts_kind), *want = lg_opts_name(e->opts_kind);
         return lgi_fail(err, LG_ERR_INVALID_ARG, "%s carries %s options, it takes %s",
-                        lg_op_name(m, op), have ? have : "unknown", want ? want : "none");
+                        lgi_printable(lg_op_name(m, op)).s, have ? have : "unknown", want ? want : "none");
     }
     if (e->opts_kind == LG_OPTS_NONE) return LG_OK;
     if (op->opts && op->opts_kind == e->opts_kind) {
@@ -288,7 +290,7 @@ lg_status lg_op_infer(const lg_model *m, uint32_t sgi, uint32_t opi, const lg_sh
     const lg_op *op = &sg->ops[opi];
     if (op->n_outputs > max_out)
         return lgi_fail(err, LG_ERR_INVALID_ARG, "op %u (%s): %u outputs, room for %u", opi,
-                        lg_op_name(m, op), op->n_outputs, max_out);
+                        lgi_printable(lg_op_name(m, op)).s, op->n_outputs, max_out);
     for (uint32_t o = 0; o < op->n_outputs; o++) {
         out[o] = lgo_unknown();
         out_type[o] = -1;
@@ -298,7 +300,7 @@ lg_status lg_op_infer(const lg_model *m, uint32_t sgi, uint32_t opi, const lg_sh
     if (op->n_inputs < e->min_in || (e->max_in != LG_ARITY_ANY && op->n_inputs > e->max_in) ||
         op->n_outputs < e->min_out || (e->max_out != LG_ARITY_ANY && op->n_outputs > e->max_out))
         return lgi_fail(err, LG_ERR_INVALID_ARG, "op %u (%s): %u inputs and %u outputs, it takes "
-                        "%u..%u and %u..%u", opi, lg_op_name(m, op), op->n_inputs, op->n_outputs,
+                        "%u..%u and %u..%u", opi, lgi_printable(lg_op_name(m, op)).s, op->n_inputs, op->n_outputs,
                         e->min_in, e->max_in, e->min_out, e->max_out);
     lg_infer_arg stack_args[16];
     lg_infer_arg *args = stack_args;
@@ -408,7 +410,8 @@ lg_status lg_model_infer_shapes(const lg_model *m, uint32_t sgi, int flags, lg_s
 
 static lg_status check_arity(const lg_model *m, uint32_t s, uint32_t i, const lg_op *op,
                              const lg_op_info *e, lg_error *err) {
-    const char *nm = lg_op_name(m, op);
+    lgi_pname pn = lgi_printable(lg_op_name(m, op));
+    const char *nm = pn.s;
     if (op->n_inputs < e->min_in || (e->max_in != LG_ARITY_ANY && op->n_inputs > e->max_in)) {
         char want[32];
         if (e->max_in == LG_ARITY_ANY) snprintf(want, sizeof want, "at least %u", e->min_in);
@@ -461,9 +464,10 @@ static lg_status check_shapes(const lg_model *m, uint32_t s, uint32_t i, const l
         if (!lg_shape_compatible(&stored, &outs[o])) {
             char a[128], b[128];
             lg_status r = lgi_fail(err, LG_ERR_INVALID_ARG,
-                                   "subgraph %u op %u (%s): output %u (tensor %d \"%.80s\") is "
+                                   "subgraph %u op %u (%s): output %u (tensor %d \"%s\") is "
                                    "stored as %s but its inputs give %s",
-                                   s, i, lg_op_name(m, op), o, ti, t->name ? t->name : "",
+                                   s, i, lgi_printable(lg_op_name(m, op)).s, o, ti,
+                                   lgi_printable(t->name).s,
                                    lg_shape_str(&stored, a, sizeof a),
                                    lg_shape_str(&outs[o], b, sizeof b));
             if (err) { err->subgraph = (int32_t)s; err->op = (int32_t)i; err->tensor = ti; }
@@ -471,9 +475,10 @@ static lg_status check_shapes(const lg_model *m, uint32_t s, uint32_t i, const l
         }
         if (types[o] >= 0 && types[o] != t->type) {
             lg_status r = lgi_fail(err, LG_ERR_INVALID_ARG,
-                                   "subgraph %u op %u (%s): output %u (tensor %d \"%.80s\") is "
+                                   "subgraph %u op %u (%s): output %u (tensor %d \"%s\") is "
                                    "stored as %s but the op gives %s",
-                                   s, i, lg_op_name(m, op), o, ti, t->name ? t->name : "",
+                                   s, i, lgi_printable(lg_op_name(m, op)).s, o, ti,
+                                   lgi_printable(t->name).s,
                                    lg_dtype_name(t->type), lg_dtype_name(types[o]));
             if (err) { err->subgraph = (int32_t)s; err->op = (int32_t)i; err->tensor = ti; }
             return r;
@@ -494,7 +499,7 @@ lg_status lg_model_validate_ops(const lg_model *m, lg_error *err) {
             if (op->opts_kind != LG_OPTS_NONE && op->opts_kind != e->opts_kind) {
                 const char *have = lg_opts_name(op->opts_kind), *want = lg_opts_name(e->opts_kind);
                 lgi_fail(err, LG_ERR_INVALID_ARG, "subgraph %u op %u (%s): carries %s, it takes %s",
-                         s, i, lg_op_name(m, op), have ? have : "unknown options",
+                         s, i, lgi_printable(lg_op_name(m, op)).s, have ? have : "unknown options",
                          want ? want : "no options");
                 if (err) { err->subgraph = (int32_t)s; err->op = (int32_t)i; }
                 return LG_ERR_INVALID_ARG;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lg/ops.h"
 #include "run/kernel.h"
 #include "run/memplan.h"
 #include "run/simd.h"
@@ -169,11 +170,75 @@ static lg_status setup_tensor(lg_interp *it, uint32_t i, lg_error *err) {
     return LG_OK;
 }
 
+static void shape_text(const int32_t *d, uint32_t rank, char *buf, size_t size) {
+    lg_shape s;
+    s.rank = (int32_t)rank;
+    for (uint32_t k = 0; k < rank && k < LG_MAX_RANK; k++) s.dim[k] = d[k];
+    lg_shape_str(&s, buf, size);
+}
+
+/* The shapes a kernel's prepare computed must be the op table's inference (src/ops) from the
+   same input shapes (a disagreement is a bug in one of the two: LG_ERR_INTERNAL), and the
+   shapes the model declares (checked by validation too; kept here for ops the table cannot
+   infer). */
+static lg_status check_prepared_shapes(lg_interp *it, lgk_node *n, lg_error *err) {
+    lg_shape ins_stack[16], outs_stack[16];
+    int8_t types_stack[16];
+    lg_shape *ins = ins_stack, *outs = outs_stack;
+    int8_t *types = types_stack;
+    if (n->n_in > 16 || n->n_out > 16) {
+        ins = lgi_arena_alloc(&it->arena, (n->n_in + 1) * sizeof *ins);
+        outs = lgi_arena_alloc(&it->arena, (n->n_out + 1) * sizeof *outs);
+        types = lgi_arena_alloc(&it->arena, n->n_out + 1);
+        if (!ins || !outs || !types) return lgi_fail(err, LG_ERR_NOMEM, "out of memory checking shapes");
+    }
+    for (uint32_t k = 0; k < n->n_in; k++) {
+        const lgk_tensor *x = n->in[k];
+        ins[k].rank = x ? (int32_t)x->rank : -1;
+        for (uint32_t d = 0; x && d < x->rank; d++) ins[k].dim[d] = x->shape[d];
+    }
+    lg_error e2;
+    if (lg_op_infer(it->m, it->opt.subgraph, (uint32_t)n->index, ins, LG_INFER_STATIC, outs, types,
+                    n->n_out, &e2) != LG_OK)
+        return lgk_fail(n, LG_ERR_FORMAT, err, "%.400s", e2.msg);
+    for (uint32_t o = 0; o < n->n_out; o++) {
+        const lgk_tensor *x = n->out[o];
+        char a[96], b[96];
+        lg_shape got;
+        got.rank = (int32_t)x->rank;
+        for (uint32_t d = 0; d < x->rank; d++) got.dim[d] = x->shape[d];
+        if (!lg_shape_compatible(&outs[o], &got)) {
+            shape_text(x->shape, x->rank, a, sizeof a);
+            lg_shape_str(&outs[o], b, sizeof b);
+            return lgk_fail(n, LG_ERR_INTERNAL, err, "the kernel computes %s for output %u but the op "
+                            "table infers %s (a litegpu bug)", a, o, b);
+        }
+        const lg_tensor *ir = x->ir;
+        int declared_static = ir->n_shape_signature == 0;
+        for (uint32_t d = 0; d < ir->n_shape_signature; d++) declared_static &= ir->shape_signature[d] >= 0;
+        int same = ir->rank == x->rank;
+        for (uint32_t d = 0; same && d < ir->rank; d++) same = ir->shape[d] == x->shape[d];
+        if (!same && declared_static && ir->rank > 0) {
+            shape_text(x->shape, x->rank, a, sizeof a);
+            shape_text(ir->shape, ir->rank, b, sizeof b);
+            return lgk_fail(n, LG_ERR_FORMAT, err, "computed output shape %s but the model declares %s for tensor %d",
+                            a, b, x->index);
+        }
+    }
+    return LG_OK;
+}
+
 lg_status lg_interp_create(const lg_model *m, const lg_run_options *opt, lg_interp **out, lg_error *err) {
     lgi_error_clear(err);
     if (!m || !out) return lgi_fail(err, LG_ERR_INVALID_ARG, "lg_interp_create: NULL argument");
     *out = NULL;
     LG_TRY(lg_model_validate(m, err));
+    /* a model the op table refuses (options kind, arity, a stored shape inference
+       contradicts) is malformed, as the readers say of such a file */
+    if (lg_model_validate_ops(m, err) != LG_OK) {
+        if (err) err->status = LG_ERR_FORMAT;
+        return LG_ERR_FORMAT;
+    }
     lg_run_options o;
     memset(&o, 0, sizeof o);
     if (opt) o = *opt;
@@ -241,25 +306,7 @@ lg_status lg_interp_create(const lg_model *m, const lg_run_options *opt, lg_inte
         }
         n->kernel = k;
         if (k->prepare && (st = k->prepare(n, err)) != LG_OK) goto fail;
-        /* the computed output shapes must match what the model declares */
-        for (uint32_t o2 = 0; o2 < n->n_out; o2++) {
-            const lg_tensor *ir = n->out[o2]->ir;
-            int declared_static = ir->n_shape_signature == 0;
-            for (uint32_t d = 0; d < ir->n_shape_signature; d++) declared_static &= ir->shape_signature[d] >= 0;
-            int same = ir->rank == n->out[o2]->rank;
-            for (uint32_t d = 0; same && d < ir->rank; d++) same = ir->shape[d] == n->out[o2]->shape[d];
-            if (!same && declared_static && ir->rank > 0) {
-                char a[96] = "", b[96] = "";
-                size_t ka = 0, kb = 0;
-                for (uint32_t d = 0; d < n->out[o2]->rank && ka < sizeof a; d++)
-                    ka += (size_t)snprintf(a + ka, sizeof a - ka, "%s%d", d ? "," : "", n->out[o2]->shape[d]);
-                for (uint32_t d = 0; d < ir->rank && kb < sizeof b; d++)
-                    kb += (size_t)snprintf(b + kb, sizeof b - kb, "%s%d", d ? "," : "", ir->shape[d]);
-                st = lgk_fail(n, LG_ERR_FORMAT, err, "computed output shape [%s] but the model declares [%s] for tensor %d",
-                              a, b, n->out[o2]->index);
-                goto fail;
-            }
-        }
+        if ((st = check_prepared_shapes(it, n, err)) != LG_OK) goto fail;
 #ifdef LG_CHECK_HALF_CLAIMS
         /* tests/e2e/test_f16_claims.sh: pretend every op claims halves, so the check fires */
         if (getenv("LG_TEST_CLAIM_ALL")) n->out_half = it->ctx.prec == LG_PREC_F16;

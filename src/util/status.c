@@ -61,3 +61,22 @@ void lgi_error_prefix(lg_error *err, const char *fmt, ...) {
     if (k < 0) k = 0;
     if ((size_t)k < sizeof err->msg - 1) snprintf(err->msg + k, sizeof err->msg - (size_t)k, "%s", old);
 }
+
+lgi_pname lgi_printable(const char *name) {
+    lgi_pname p;
+    size_t o = 0;
+    const unsigned char *c = (const unsigned char *)(name ? name : "");
+    for (; *c && o + 5 < sizeof p.s - 4; c++) {
+        if (*c < 0x20 || *c == 0x7f || *c == '"' || *c == '\\') {
+            o += (size_t)snprintf(p.s + o, sizeof p.s - o, "\\x%02x", *c);
+        } else {
+            p.s[o++] = (char)*c;
+        }
+    }
+    if (*c) {
+        memcpy(p.s + o, "...", 3);
+        o += 3;
+    }
+    p.s[o] = 0;
+    return p;
+}

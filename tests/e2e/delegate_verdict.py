@@ -3,7 +3,9 @@
 
 usage: delegate_verdict.py MANIFEST CHECK_TSV HARNESS_JSONL DOCUMENTED_TSV
 
-MANIFEST        make_rule_models' manifest.tsv: file, rule, kind (trigger|nearmiss), check_args
+MANIFEST        make_rule_models' manifest.tsv: file, rule, kind (trigger|nearmiss|invalid),
+                check_args; "invalid": a trigger TFLite itself refuses, which litegpu's reader
+                refuses too (check exits 2: judged NOT READY)
 CHECK_TSV       one line per model: file, exit code of `litegpu check --target mldrift --json`,
                 path of its JSON report
 HARNESS_JSONL   peers/verify/verify.js's output for the same models (one JSON line each)
@@ -144,13 +146,23 @@ def main():
                     rep = json.load(f)
             except (OSError, ValueError):
                 rep = None
-        if rep is None or c[1] not in ('0', '1'):
+        if kind == 'invalid':
+            # a trigger TFLite itself refuses (see tests/models/rule_models.h): litegpu's reader
+            # refuses the file (exit 2, one line), which is check's NOT READY
+            if not c or c[1] != '2':
+                say(False, '%s: a model TFLite refuses, but litegpu check exit %s (expected 2)' % (
+                    file, c[1] if c else '?'))
+                continue
+            rep = {'ready': False, 'findings': []}
+        elif rep is None or c[1] not in ('0', '1'):
             say(False, '%s: litegpu check failed (exit %s)' % (file, c[1] if c else '?'))
             continue
         ready = bool(rep.get('ready'))
         rules = sorted({x['rule'] for x in rep.get('findings', [])})
         blockers = sorted({x['rule'] for x in rep.get('findings', []) if x.get('severity') == 'blocker'})
-        if (rule in rules) != (kind == 'trigger'):
+        if kind == 'invalid':
+            blockers = ['refused as malformed']
+        elif (rule in rules) != (kind == 'trigger'):
             # the model no longer tests what its name says; its verdict is still compared below
             say(False, '%s: check %s %s (a %s)' % (file, 'reports' if rule in rules else 'does not report', rule, kind))
         d = harness.get(file)

@@ -30,7 +30,7 @@ static int fail(const char *what, const lg_error *err) {
 static int save(lg_model *m, const char *dir, const char *name, int external) {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    lg_write_options opt = {external != 0, true};
+    lg_write_options opt = {.external_buffers = external != 0, .force = true};
     lg_error err;
     lg_status st = lg_tflite_write_file(m, path, &opt, &err);
     lg_model_free(m);

@@ -210,7 +210,7 @@ LG_TEST(k_shape_reshape_bad_shapes) {
     y = lg_b_tensor(&t.b, "y", LG_FLOAT32, LG_DIMS(4));
     lg_b_op(&t.b, LG_OP_RESHAPE, LG_IDS(x, lg_b_const_i32(&t.b, "s", LG_DIMS(1), (const int32_t[]){4})), LG_IDS(y));
     lg_b_io(&t.b, LG_IDS(x), LG_IDS(y));
-    RUN_FAILS(&t, LG_ERR_FORMAT, "cannot reshape 6 elements", in);
+    RUN_FAILS(&t, LG_ERR_FORMAT, "cannot reshape [2,3] (6 elements) to [4] (4 elements)", in);
     kt_free(&t);
 }
 
@@ -241,7 +241,7 @@ LG_TEST(k_shape_squeeze_all_and_listed_dims) {
     lg_squeeze_options bad = {{(const int32_t[]){1}, 1}};
     lg_b_op_opts(&t.b, LG_OP_SQUEEZE, LG_IDS(x), LG_IDS(y), LG_OPTS_SQUEEZE_OPTIONS, &bad);
     lg_b_io(&t.b, LG_IDS(x), LG_IDS(y));
-    RUN_FAILS(&t, LG_ERR_FORMAT, "has size 2, not 1", in);
+    RUN_FAILS(&t, LG_ERR_FORMAT, "cannot squeeze dimension 1 of size 2", in);
     kt_free(&t);
 }
 
@@ -274,7 +274,7 @@ LG_TEST(k_shape_expand_dims_axes) {
     y0 = lg_b_tensor(&t.b, "y", LG_INT32, LG_DIMS(2, 1));
     lg_b_op(&t.b, LG_OP_EXPAND_DIMS, LG_IDS(x, lg_b_const_i32(&t.b, "a", LG_SCALAR, (const int32_t[]){3})), LG_IDS(y0));
     lg_b_io(&t.b, LG_IDS(x), LG_IDS(y0));
-    RUN_FAILS(&t, LG_ERR_FORMAT, "axis is out of range", in);
+    RUN_FAILS(&t, LG_ERR_FORMAT, "axis out of range for a tensor of rank 1", in);
     kt_free(&t);
 }
 
@@ -406,7 +406,7 @@ LG_TEST(k_shape_concat_axis0_int8_and_fused_relu6) {
     kt_free(&t);
 }
 
-LG_TEST(k_shape_concat_scalars_and_mismatch) {
+LG_TEST(k_shape_concat_scalars_refused_and_mismatch) {
     kt_model t;
     kt_init(&t);
     int a = lg_b_tensor(&t.b, "a", LG_INT32, LG_SCALAR);
@@ -416,9 +416,9 @@ LG_TEST(k_shape_concat_scalars_and_mismatch) {
     lg_b_op_opts(&t.b, LG_OP_CONCATENATION, LG_IDS(c, a, c), LG_IDS(y), LG_OPTS_CONCATENATION_OPTIONS, &o);
     lg_b_io(&t.b, LG_IDS(a), LG_IDS(y));
     int32_t ai = 8;
-    RUN_OK(&t, LG_PREC_F32, &ai);
-    lg_tensor_view v = kt_out(&t, 0);
-    CHECK_INTS(v, LG_INT32, -5, 8, -5);
+    /* TFLite's concatenation.cc Prepare: TF_LITE_ENSURE(axis < t0->dims->size), so scalars do
+       not concatenate (the op table holds models to it: the file is malformed) */
+    RUN_FAILS(&t, LG_ERR_FORMAT, "axis 0 is out of range for rank 0", &ai);
     kt_free(&t);
 
     kt_init(&t);
@@ -429,7 +429,7 @@ LG_TEST(k_shape_concat_scalars_and_mismatch) {
     lg_b_op_opts(&t.b, LG_OP_CONCATENATION, LG_IDS(a, b), LG_IDS(y), LG_OPTS_CONCATENATION_OPTIONS, &o1);
     lg_b_io(&t.b, LG_IDS(a, b), LG_IDS(y));
     float z[9] = {0};
-    RUN_FAILS(&t, LG_ERR_FORMAT, "dim 0 = 3", z, z);
+    RUN_FAILS(&t, LG_ERR_FORMAT, "has dimension 0 = 3, another input 2", z, z);
     kt_free(&t);
 }
 
@@ -508,7 +508,7 @@ LG_TEST(k_shape_split_equal_parts) {
     lg_b_op_opts(&t.b, LG_OP_SPLIT, LG_IDS(lg_b_const_i32(&t.b, "ax", LG_SCALAR, (const int32_t[]){0}), x), LG_IDS(a, b),
                  LG_OPTS_SPLIT_OPTIONS, &o);
     lg_b_io(&t.b, LG_IDS(x), LG_IDS(a, b));
-    RUN_FAILS(&t, LG_ERR_FORMAT, "does not split into 2 equal parts", in);
+    RUN_FAILS(&t, LG_ERR_FORMAT, "dimension 0 of size 3 does not split evenly in 2", in);
     kt_free(&t);
 }
 
@@ -584,7 +584,7 @@ LG_TEST(k_shape_slice_size_minus_one_and_bounds) {
                    lg_b_const_i32(&t.b, "s", LG_DIMS(2), (const int32_t[]){2, 3})),
             LG_IDS(y));
     lg_b_io(&t.b, LG_IDS(x), LG_IDS(y));
-    RUN_FAILS(&t, LG_ERR_FORMAT, "size[0] = 2 is out of range", in);
+    RUN_FAILS(&t, LG_ERR_FORMAT, "begin 2 + size 2 exceed dimension 0 of size 3", in);
     kt_free(&t);
     free(in);
 }
@@ -1189,7 +1189,7 @@ LG_TEST(k_shape_depth_to_space_dcr_order) {
     y = lg_b_tensor(&t.b, "y", LG_FLOAT32, LG_DIMS(1, 2, 2, 1));
     lg_b_op_opts(&t.b, LG_OP_DEPTH_TO_SPACE, LG_IDS(x), LG_IDS(y), LG_OPTS_DEPTH_TO_SPACE_OPTIONS, &o);
     lg_b_io(&t.b, LG_IDS(x), LG_IDS(y));
-    RUN_FAILS(&t, LG_ERR_FORMAT, "multiple of block_size^2", in2);
+    RUN_FAILS(&t, LG_ERR_FORMAT, "depth 6 is not divisible by block_size^2 = 4", in2);
     kt_free(&t);
 }
 
@@ -1286,7 +1286,7 @@ LG_TEST(k_shape_range_int_float_negative_delta) {
     y = lg_b_tensor(&t.b, "y", LG_INT32, LG_DIMS(1));
     lg_b_op(&t.b, LG_OP_RANGE, LG_IDS(I32("a", 0), I32("b", 10), I32("c", -1)), LG_IDS(y));
     lg_b_io(&t.b, LG_NO_IDS, LG_IDS(y));
-    RUN_FAILS(&t, LG_ERR_FORMAT, "does not go from", NULL);
+    RUN_FAILS(&t, LG_ERR_FORMAT, "delta -1 does not lead from 0 to 10", NULL);
     kt_free(&t);
 
     kt_init(&t);
@@ -1736,7 +1736,7 @@ LG_TEST(k_shape_unpack_and_gather_nd_errors) {
     lg_b_op_opts(&t.b, LG_OP_UNPACK, LG_IDS(x), LG_IDS(a, b, c), LG_OPTS_UNPACK_OPTIONS, &u);
     lg_b_io(&t.b, LG_IDS(x), LG_IDS(a, b, c));
     float in[6] = {0};
-    RUN_FAILS(&t, LG_ERR_FORMAT, "dim 0 is 2 but there are 3 outputs", in);
+    RUN_FAILS(&t, LG_ERR_FORMAT, "3 outputs for dimension 0 of size 2", in);
     kt_free(&t);
 
     kt_init(&t);

@@ -473,7 +473,7 @@ LG_TEST(writer_buffer_alignment) {
         check_buffers_in_file(m, f, n, 0);
         free(f);
     }
-    lg_write_options o = {true, false};
+    lg_write_options o = {.external_buffers = true};
     if (write_bytes(m, &o, &f, &n)) {
         check_buffers_in_file(m, f, n, 1);
         free(f);
@@ -911,7 +911,7 @@ LG_TEST(writer_external_buffers) {
     CHECK_EQ_INT(b.status, LG_OK);
     if (b.status != LG_OK) return;
     m->subgraphs[0].ops[op].custom_options_large = true;
-    lg_write_options o = {true, false};
+    lg_write_options o = {.external_buffers = true};
     uint8_t *f;
     size_t n;
     if (!write_bytes(m, &o, &f, &n)) {
@@ -1086,7 +1086,7 @@ LG_TEST(writer_file_refusals_and_atomicity) {
     lg_model_free(r);
 
     /* force: replaced */
-    lg_write_options force = {false, true};
+    lg_write_options force = {.force = true};
     CHECK_OK(lg_tflite_write_file(m, a, &force, &err), &err);
     r = NULL;
     CHECK_OK(lg_tflite_read_file(a, NULL, &r, &err), &err);
@@ -1147,7 +1147,7 @@ LG_TEST(writer_file_external) {
     lg_error err;
     char p[512];
     tmp_path(p, sizeof p, "ext.tflite");
-    lg_write_options o = {true, false};
+    lg_write_options o = {.external_buffers = true};
     CHECK_OK(lg_tflite_write_file(m, p, &o, &err), &err);
     uint8_t *mem, *disk;
     size_t nm, nd;

@@ -772,7 +772,7 @@ static lg_status serialize(const lg_model *m, const lg_write_options *opt, fbw *
                            uint64_t *total, lg_error *err) {
     memset(w, 0, sizeof *w);
     LG_TRY(lg_model_validate(m, err));
-    LG_TRY(lg_model_validate_ops(m, err));
+    if (!(opt && opt->unchecked_ops)) LG_TRY(lg_model_validate_ops(m, err));
 
     /* External mode: asked for, or the data alone would not fit the 2 GiB flatbuffer.
        (Buffers and custom options the source stored outside go outside in any mode.) */
