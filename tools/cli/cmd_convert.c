@@ -93,7 +93,7 @@ static void json_optimize(json_w *j, const lg_pass_report *r) {
 }
 
 static void text_optimize(const lg_pass_report *r) {
-    printf("optimize: %u -> %u ops, %u -> %u tensors, %u -> %u buffers (%u round%s)\n",
+    printf("optimize: %u -> %u ops, %u -> %u tensors, %u -> %u buffers (fixpoint after %u round%s)\n",
            r->ops_before, r->ops_after, r->tensors_before, r->tensors_after, r->buffers_before,
            r->buffers_after, r->rounds, r->rounds == 1 ? "" : "s");
     for (uint32_t i = 0; i < r->n_passes; i++) {
