@@ -290,6 +290,33 @@ const char *lg_opts_name(lg_opts_kind kind);
    zeroed struct does not have. size must be sizeof the struct for kind. */
 lg_status lg_opts_init(lg_opts_kind kind, void *opts, size_t size);
 
+/* ---------------------------------------------------------------- files
+
+   The rules every litegpu reader and writer applies to paths (the library's and the CLI's
+   verbs alike; util/file.c):
+   - An input is a regular file (or a symbolic link to one). A directory, a device
+     (/dev/zero, /dev/urandom), a FIFO or a socket is refused at once, before a byte is read
+     (opening never waits on a FIFO), so a read never runs unbounded.
+   - An output path either does not exist, or is a regular file, which is replaced only with
+     force. Anything else is refused even with force: a character or block device (/dev/null),
+     a FIFO, a socket, a directory, and a symbolic link. litegpu neither replaces a link (that
+     would break it) nor writes through it: give the path the link points to.
+   - Files are written to a temporary file next to the target and renamed into place, so a
+     failed write leaves no partial file; their mode is 0666 & ~umask (0644 under umask 022). */
+
+/* What a stat() mode is, for messages: "a directory", "a character device", "a FIFO"... */
+const char *lg_file_kind(unsigned mode);
+
+/* Whether path may be written as an output under the rules above: LG_OK (absent, or a
+   regular file with force), LG_ERR_EXISTS (a regular file, no force), LG_ERR_INVALID_ARG
+   (a link, device, FIFO, socket or directory), LG_ERR_IO (cannot stat). The final path
+   component is not followed. */
+lg_status lg_output_check(const char *path, bool force, lg_error *err);
+
+/* Open an input file for reading under the rules above: *fd (O_CLOEXEC, blocking) and its
+   *size on LG_OK; LG_ERR_IO naming the path and what it is otherwise. */
+lg_status lg_input_open(const char *path, int *fd, uint64_t *size, lg_error *err);
+
 /* ---------------------------------------------------------------- reading */
 
 typedef struct lg_read_options {
@@ -302,7 +329,8 @@ typedef struct lg_read_options {
 } lg_read_options;
 
 /* Read a .tflite file. The file is memory-mapped; constant data points into the mapping,
-   which lives as long as the model. On failure *out is NULL and err says what and where.
+   which lives as long as the model. It must be a regular file ("files" above: a device or
+   FIFO is refused at once). On failure *out is NULL and err says what and where.
    Returns LG_OK, LG_ERR_IO, LG_ERR_FORMAT, LG_ERR_NOMEM or LG_ERR_LIMIT. */
 lg_status lg_tflite_read_file(const char *path, const lg_read_options *opt, lg_model **out,
                               lg_error *err);
@@ -331,9 +359,11 @@ typedef struct lg_write_options {
 lg_status lg_tflite_write_mem(const lg_model *m, const lg_write_options *opt, void **out,
                               size_t *size, lg_error *err);
 
-/* Write atomically: a temporary file in the same directory, fsync, then rename.
-   Refuses an existing path unless opt->force, and never writes over the file the model
-   was read from (LG_ERR_INVALID_ARG). */
+/* Write atomically: a temporary file in the same directory, fsync, then rename (mode
+   0666 & ~umask). The output rules of "files" above apply: an existing regular file is
+   replaced only with opt->force (otherwise LG_ERR_EXISTS); a symbolic link, device, FIFO,
+   socket or directory is refused even with force (LG_ERR_INVALID_ARG), and so is the file
+   the model was read from. */
 lg_status lg_tflite_write_file(const lg_model *m, const char *path, const lg_write_options *opt,
                                lg_error *err);
 

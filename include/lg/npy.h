@@ -27,11 +27,13 @@ typedef struct lg_npy {
 /* Parse a .npy image in memory (copies the data). Fortran order, big-endian, object and
    structured dtypes are refused with LG_ERR_UNSUPPORTED; malformed headers LG_ERR_FORMAT. */
 lg_status lg_npy_read_mem(const void *buf, size_t size, const char *name, lg_npy *out, lg_error *err);
+/* path must be a regular file (lg.h "files"): a directory or device is refused at once. */
 lg_status lg_npy_read_file(const char *path, lg_npy *out, lg_error *err);
 void lg_npy_free(lg_npy *a);
 
-/* Write a .npy (format 1.0) atomically (temp file + rename); refuses an existing path
-   unless force. */
+/* Write a .npy (format 1.0) atomically (temp file + rename, mode 0666 & ~umask). The output
+   rules of lg.h "files" apply: an existing regular file is replaced only with force
+   (LG_ERR_EXISTS otherwise); a link, device, FIFO or directory is refused even with force. */
 lg_status lg_npy_write_file(const char *path, lg_dtype type, const int32_t *shape, uint32_t rank,
                             const void *data, bool force, lg_error *err);
 

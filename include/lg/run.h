@@ -114,9 +114,14 @@ typedef struct lg_mem_plan {
 /* The plan made at create time; valid while the interpreter lives. */
 const lg_mem_plan *lg_interp_mem_plan(const lg_interp *it);
 
-/* Fill a float32 buffer: "half" = 0.5; "pattern" = ((i*7919 + 13) % 1009) / 1009;
-   "random:SEED" = uniform [-1, 1) from a fixed generator. Returns LG_ERR_INVALID_ARG for an
-   unknown fill. */
+/* Fill a float32 buffer (the inputs the CLI makes up when none are given):
+   - "half": every element 0.5;
+   - "pattern": element i = ((i*7919 + 13) % 1009) / 1009, in [0, 1);
+   - "random:SEED": uniform in [-1, 1) (multiples of 2^-23: -1 + k/2^23, k = 0..2^24-1) from
+     a fixed 64-bit LCG, so one seed gives the same values on every machine. SEED is decimal
+     digits only, 0..18446744073709551615 (2^64-1); a sign, other characters or a value past
+     2^64-1 is refused (not wrapped or saturated).
+   Returns LG_ERR_INVALID_ARG for an unknown fill or a bad seed. */
 lg_status lg_fill_f32(const char *fill, float *data, int64_t n, lg_error *err);
 
 #ifdef __cplusplus

@@ -10,6 +10,7 @@
 
 #include "internal.h"
 #include "lg/npy.h"
+#include "util/file.h"
 #include "util/half.h"
 
 static const struct { const char *descr; lg_dtype type; uint32_t size; } npy_types[] = {
@@ -110,22 +111,57 @@ lg_status lg_npy_read_mem(const void *buf, size_t size, const char *name, lg_npy
     return LG_OK;
 }
 
+/* read() until n bytes or end of file; returns the count, or -1 with errno. */
+static ssize_t read_full(int fd, uint8_t *buf, size_t n) {
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = read(fd, buf + got, n - got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) return -1;
+        if (r == 0) break;
+        got += (size_t)r;
+    }
+    return (ssize_t)got;
+}
+
 lg_status lg_npy_read_file(const char *path, lg_npy *out, lg_error *err) {
-    FILE *f = fopen(path, "rb");
     memset(out, 0, sizeof *out);
-    if (!f) return lgi_fail(err, LG_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    if (fseek(f, 0, SEEK_END) != 0) { fclose(f); return lgi_fail(err, LG_ERR_IO, "%s: cannot seek", path); }
-    long n = ftell(f);
-    if (n < 0) { fclose(f); return lgi_fail(err, LG_ERR_IO, "%s: cannot size", path); }
-    rewind(f);
+    int fd;
+    uint64_t n;
+    /* a regular file only (lg.h "files"): a directory, a device or a FIFO is refused at once */
+    LG_TRY(lg_input_open(path, &fd, &n, err));
+    if (n > SIZE_MAX / 2) {
+        close(fd);
+        return lgi_fail(err, LG_ERR_LIMIT, "%s: file too large", path);
+    }
     uint8_t *buf = malloc(n ? (size_t)n : 1);
-    if (!buf) { fclose(f); return lgi_fail(err, LG_ERR_NOMEM, "%s: out of memory", path); }
-    size_t got = fread(buf, 1, (size_t)n, f);
-    fclose(f);
-    if (got != (size_t)n) { free(buf); return lgi_fail(err, LG_ERR_IO, "%s: short read", path); }
+    if (!buf) {
+        close(fd);
+        return lgi_fail(err, LG_ERR_NOMEM, "%s: out of memory (%llu bytes)", path, (unsigned long long)n);
+    }
+    ssize_t got = read_full(fd, buf, (size_t)n);
+    int e = errno;
+    close(fd);
+    if (got < 0 || (uint64_t)got != n) {
+        free(buf);
+        if (got < 0) return lgi_fail(err, LG_ERR_IO, "%s: cannot read: %s", path, strerror(e));
+        return lgi_fail(err, LG_ERR_IO, "%s: short read (the file changed while read?)", path);
+    }
     lg_status st = lg_npy_read_mem(buf, (size_t)n, path, out, err);
     free(buf);
     return st;
+}
+
+static int write_full(int fd, const void *p, size_t n) {
+    const uint8_t *b = p;
+    while (n) {
+        ssize_t k = write(fd, b, n);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return 0;
+        b += k;
+        n -= (size_t)k;
+    }
+    return 1;
 }
 
 lg_status lg_npy_write_file(const char *path, lg_dtype type, const int32_t *shape, uint32_t rank,
@@ -150,31 +186,27 @@ lg_status lg_npy_write_file(const char *path, lg_dtype type, const int32_t *shap
     uint8_t hdr[10];
     memcpy(hdr, "\x93NUMPY\x01\x00", 8);
     lgi_wr_u16(hdr + 8, (uint16_t)hlen);
-    if (!force && access(path, F_OK) == 0)
-        return lgi_fail(err, LG_ERR_EXISTS, "%s exists (use --force to overwrite)", path);
-    char tmp[4096];
-    const char *slash = strrchr(path, '/');
-    if (slash) snprintf(tmp, sizeof tmp, "%.*s/.%s.XXXXXX", (int)(slash - path), path, slash + 1);
-    else snprintf(tmp, sizeof tmp, ".%s.XXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) return lgi_fail(err, LG_ERR_IO, "%s: cannot create a temporary file: %s", path, strerror(errno));
-    FILE *f = fdopen(fd, "wb");
-    if (!f) { close(fd); unlink(tmp); return lgi_fail(err, LG_ERR_IO, "%s: cannot write", path); }
-    int ok = fwrite(hdr, 1, 10, f) == 10 && fwrite(dict, 1, k, f) == k;
-    for (size_t i = 0; ok && i < pad; i++) ok = fputc(' ', f) != EOF;
-    ok = ok && fputc('\n', f) != EOF;
+    /* the output rules (lg.h "files"): checked before writing, and again at the rename */
+    LG_TRY(lg_output_check(path, force, err));
+    int fd;
+    char *tmp = NULL;
+    LG_TRY(lgi_tmp_create(path, &fd, &tmp, err));
     uint64_t nbytes = (uint64_t)numel * npy_types[ti].size;
-    if (ok && nbytes) ok = fwrite(data, 1, (size_t)nbytes, f) == nbytes;
-    ok = ok && fflush(f) == 0;
-    mode_t um = umask(0);
-    umask(um);
-    ok = ok && fchmod(fileno(f), 0666 & ~um) == 0;
-    if (fclose(f) != 0) ok = 0;
-    if (!ok || rename(tmp, path) != 0) {
+    uint8_t spaces[64];
+    memset(spaces, ' ', sizeof spaces);
+    int ok = write_full(fd, hdr, 10) && write_full(fd, dict, k) && write_full(fd, spaces, pad) &&
+             write_full(fd, "\n", 1) && (nbytes == 0 || write_full(fd, data, (size_t)nbytes));
+    lg_status st;
+    if (!ok) {
+        st = lgi_fail(err, LG_ERR_IO, "%s: write failed: %s", path, strerror(errno));
+        close(fd);
         unlink(tmp);
-        return lgi_fail(err, LG_ERR_IO, "%s: write failed: %s", path, strerror(errno));
+    } else {
+        /* not fsync'ed: --dump-all writes hundreds of these */
+        st = lgi_tmp_commit(fd, tmp, path, force, false, err);
     }
-    return LG_OK;
+    free(tmp);
+    return st;
 }
 
 lg_status lg_npy_to_f32(const lg_npy *a, float **out, lg_error *err) {

@@ -34,6 +34,10 @@ int cmd_compare(const cli_verb *v, int argc, char **argv);
 int cmd_bench(const cli_verb *v, int argc, char **argv);
 int cmd_verify(const cli_verb *v, int argc, char **argv);
 
+/* run's usage line and help (cmd_run.c), for its entry in the verb table (main.c). */
+extern const char cli_run_usage[];
+extern const char cli_run_help[];
+
 /* Prints "litegpu: error: <msg>" and returns CLI_ERROR. */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Same, with " (usage: <v->usage>)" appended. */
@@ -67,12 +71,12 @@ typedef enum cli_format { CLI_FORMAT_UNKNOWN = 0, CLI_FORMAT_TFLITE, CLI_FORMAT_
 /* What a file's first bytes say it is. */
 cli_format cli_format_detect(const uint8_t *p, size_t n);
 
-/* A whole input file in memory: mapped when it is a regular file, read otherwise. */
+/* A whole input file in memory, mapped. Only regular files are read (lg.h "files"). */
 typedef struct cli_file {
     const char *path;
     const uint8_t *data;
     size_t size;
-    void *map;            /* mmap address, or NULL when data is malloc'ed */
+    void *map;            /* mmap address */
 } cli_file;
 
 /* Open and map path. Returns 0, or prints one error line and returns CLI_ERROR. */
@@ -86,5 +90,20 @@ int cli_model_load(const char *path, cli_file *f, lg_model **m);
 /* Check that path holds a model format we read, without reading it all. Returns 0 or
    CLI_ERROR (error printed). */
 int cli_model_check_format(const char *path);
+
+/* ---- outputs: every verb that writes a file goes through these (or through the library's
+   writers, which apply the same rule, lg_output_check in lg.h "files"): an existing regular
+   file is replaced only with force; a symbolic link, device (/dev/null), FIFO, socket or
+   directory is refused even with force. Files get mode 0666 & ~umask (0644 under umask 022).
+   For output folders see cli_outdir in run_common.h. */
+
+/* 0 when path may be written, or CLI_ERROR (printed). Call it before the work, so that a
+   refused output fails fast. */
+int cli_output_check(const char *path, bool force);
+/* Check, then create/truncate path for writing (not atomic: for files inside a folder being
+   made, e.g. cli_outdir's). Returns an fd, or -1 (printed). In a forked child, too. */
+int cli_output_open(const char *path, bool force);
+/* The same as a stdio stream ("w"), or NULL (printed). */
+FILE *cli_output_fopen(const char *path, bool force);
 
 #endif

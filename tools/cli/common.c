@@ -165,90 +165,28 @@ static int format_error(const char *path, cli_format fmt) {
 
 /* ---------------------------------------------------------------- files */
 
-static int open_checked(const char *path, struct stat *st) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        cli_error("%s: cannot open: %s", path, strerror(errno));
-        return -1;
-    }
-    if (fstat(fd, st) != 0) {
-        cli_error("%s: cannot stat: %s", path, strerror(errno));
-        close(fd);
-        return -1;
-    }
-    if (S_ISDIR(st->st_mode)) {
-        cli_error("%s: is a directory", path);
-        close(fd);
-        return -1;
-    }
-    if (S_ISREG(st->st_mode) && st->st_size == 0) {
-        cli_error("%s: file is empty", path);
-        close(fd);
-        return -1;
-    }
-    return fd;
-}
-
-/* Not a regular file (a pipe, a character device): read it into memory. */
-static int read_all(int fd, const char *path, cli_file *f) {
-    size_t cap = 1 << 16, n = 0;
-    uint8_t *buf = malloc(cap);
-    if (!buf) return cli_error("%s: out of memory", path);
-    for (;;) {
-        if (n == cap) {
-            if (cap > SIZE_MAX / 2) {
-                free(buf);
-                return cli_error("%s: input too large", path);
-            }
-            uint8_t *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                return cli_error("%s: out of memory", path);
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        ssize_t r = read(fd, buf + n, cap - n);
-        if (r < 0) {
-            if (errno == EINTR) continue;
-            int e = errno;
-            free(buf);
-            return cli_error("%s: cannot read: %s", path, strerror(e));
-        }
-        if (r == 0) break;
-        n += (size_t)r;
-    }
-    if (n == 0) {
-        free(buf);
-        return cli_error("%s: file is empty", path);
-    }
-    f->data = buf;
-    f->size = n;
-    return 0;
-}
-
 int cli_file_open(const char *path, cli_file *f) {
     memset(f, 0, sizeof *f);
     f->path = path;
-    struct stat st;
-    int fd = open_checked(path, &st);
-    if (fd < 0) return CLI_ERROR;
+    int fd;
+    uint64_t size;
+    lg_error err;
+    /* regular files only (lg.h "files"): /dev/zero, a FIFO, a directory are refused at once */
+    if (lg_input_open(path, &fd, &size, &err) != LG_OK) return cli_error("%s", err.msg);
     int rc = 0;
-    if (S_ISREG(st.st_mode)) {
-        if ((uint64_t)st.st_size > SIZE_MAX) {
-            rc = cli_error("%s: file too large", path);
-        } else {
-            void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-            if (p == MAP_FAILED) {
-                rc = cli_error("%s: cannot map: %s", path, strerror(errno));
-            } else {
-                f->map = p;
-                f->data = p;
-                f->size = (size_t)st.st_size;
-            }
-        }
+    if (size == 0) {
+        rc = cli_error("%s: file is empty", path);
+    } else if (size > SIZE_MAX) {
+        rc = cli_error("%s: file too large", path);
     } else {
-        rc = read_all(fd, path, f);
+        void *p = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (p == MAP_FAILED) {
+            rc = cli_error("%s: cannot map: %s", path, strerror(errno));
+        } else {
+            f->map = p;
+            f->data = p;
+            f->size = (size_t)size;
+        }
     }
     close(fd);
     return rc;
@@ -256,7 +194,6 @@ int cli_file_open(const char *path, cli_file *f) {
 
 void cli_file_close(cli_file *f) {
     if (f->map) munmap(f->map, f->size);
-    else free((void *)f->data);
     memset(f, 0, sizeof *f);
 }
 
@@ -280,9 +217,10 @@ int cli_model_load(const char *path, cli_file *f, lg_model **m) {
 }
 
 int cli_model_check_format(const char *path) {
-    struct stat st;
-    int fd = open_checked(path, &st);
-    if (fd < 0) return CLI_ERROR;
+    int fd;
+    uint64_t size;
+    lg_error err;
+    if (lg_input_open(path, &fd, &size, &err) != LG_OK) return cli_error("%s", err.msg);
     uint8_t head[16];
     size_t n = 0;
     while (n < sizeof head) {
@@ -300,4 +238,43 @@ int cli_model_check_format(const char *path) {
     if (n == 0) return cli_error("%s: file is empty", path);
     cli_format fmt = cli_format_detect(head, n);
     return fmt == CLI_FORMAT_TFLITE ? 0 : format_error(path, fmt);
+}
+
+/* ---------------------------------------------------------------- outputs */
+
+int cli_output_check(const char *path, bool force) {
+    lg_error err;
+    if (lg_output_check(path, force, &err) != LG_OK) return cli_error("%s", err.msg);
+    return 0;
+}
+
+int cli_output_open(const char *path, bool force) {
+    if (cli_output_check(path, force)) return -1;
+    /* 0666: the umask makes it 0644 (or what the user asked for); O_NOFOLLOW and O_NONBLOCK:
+       a link or FIFO put there since the check is refused, not followed or waited on */
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        cli_error("%s: cannot create: %s", path, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        cli_error("%s: not a regular file", path);
+        return -1;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0) (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    return fd;
+}
+
+FILE *cli_output_fopen(const char *path, bool force) {
+    int fd = cli_output_open(path, force);
+    if (fd < 0) return NULL;
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        close(fd);
+        cli_error("%s: cannot write: %s", path, strerror(errno));
+    }
+    return f;
 }

@@ -1,10 +1,11 @@
-/* Shared by run, compare and bench: building model inputs from --input/--fill, and output
-   folders that are never overwritten without --force. */
+/* Shared by run, compare, bench and verify: model inputs from --input/--fill (the shape must
+   match), and output folders made all at once, never written into without --force. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <dirent.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "run_common.h"
@@ -16,56 +17,114 @@ void cli_inputs_free(cli_inputs *in) {
     memset(in, 0, sizeof *in);
 }
 
-int cli_inputs_make(const lg_interp *it, const char *const *specs, int n_specs, const char *fill,
-                    cli_inputs *in) {
+/* "[1,224,224,3]" (the model's) or "(1, 3, 224, 224)" / "(150528,)" (numpy's spelling). */
+static void shape_str(char *buf, size_t n, const int32_t *shape, uint32_t rank, bool numpy) {
+    size_t k = (size_t)snprintf(buf, n, "%s", numpy ? "(" : "[");
+    for (uint32_t i = 0; i < rank && k < n; i++)
+        k += (size_t)snprintf(buf + k, n - k, "%s%d", i ? (numpy ? ", " : ",") : "", shape[i]);
+    if (k < n) snprintf(buf + k, n - k, "%s", numpy ? (rank == 1 ? ",)" : ")") : "]");
+}
+
+static bool dims_eq(const int32_t *a, const int32_t *b, uint32_t n) {
+    for (uint32_t i = 0; i < n; i++)
+        if (a[i] != b[i]) return false;
+    return true;
+}
+
+/* 0 when the file's shape is the input's (or a flat array with allow_flat); otherwise one
+   line naming both shapes and, where the mismatch has a known cause, the fix. */
+static int check_shape(const char *file, int idx, const lg_tensor_view *v, const lg_npy *a, bool allow_flat) {
+    char ms[160], fs[160];
+    shape_str(ms, sizeof ms, v->shape, v->rank, false);
+    shape_str(fs, sizeof fs, a->shape, a->rank, true);
+    const char *nm = v->name ? v->name : "";
+    if (a->rank == v->rank && dims_eq(a->shape, v->shape, v->rank)) return 0;
+    if (a->numel == v->numel) {
+        if (a->rank == 1 && v->rank != 1) {
+            if (allow_flat) return 0;
+            return cli_error("%s: input %d \"%s\" is %s, the file holds %s: a flat array; reshape it to "
+                             "the input's shape, or pass --allow-flat to take it in C order",
+                             file, idx, nm, ms, fs);
+        }
+        const int32_t *s = v->shape, *f = a->shape;
+        if (v->rank == 4 && a->rank == 4 && f[0] == s[0] && f[1] == s[3] && f[2] == s[1] && f[3] == s[2])
+            return cli_error("%s: input %d \"%s\" is %s, the file holds %s: a NCHW array? transpose it "
+                             "to NHWC (numpy: x.transpose(0, 2, 3, 1))", file, idx, nm, ms, fs);
+        if (a->rank + 1 == v->rank && s[0] == 1 && dims_eq(f, s + 1, a->rank))
+            return cli_error("%s: input %d \"%s\" is %s, the file holds %s: the batch dimension is "
+                             "missing (numpy: x[None])", file, idx, nm, ms, fs);
+        return cli_error("%s: input %d \"%s\" is %s, the file holds %s: the same number of elements "
+                         "in another shape; reshape it", file, idx, nm, ms, fs);
+    }
+    if (a->rank == v->rank && v->rank >= 1 && dims_eq(a->shape + 1, v->shape + 1, v->rank - 1))
+        return cli_error("%s: input %d \"%s\" is %s, the file holds %s: a batch of %d, the model's batch "
+                         "is fixed at %d (give one batch at a time)", file, idx, nm, ms, fs, a->shape[0],
+                         v->shape[0]);
+    return cli_error("%s: input %d \"%s\" is %s (%lld elements), the file holds %s (%lld elements)", file,
+                     idx, nm, ms, (long long)v->numel, fs, (long long)a->numel);
+}
+
+/* The input a --input key names: an input's name first, else an index. -1 if none. */
+static int input_index(const lg_interp *it, const char *key, size_t kl) {
+    uint32_t n = lg_interp_n_inputs(it);
+    for (uint32_t i = 0; i < n; i++) {
+        lg_tensor_view v;
+        lg_interp_input(it, i, &v);
+        if (v.name && strlen(v.name) == kl && strncmp(v.name, key, kl) == 0) return (int)i;
+    }
+    if (kl == 0 || kl > 9) return -1;
+    long k = 0;
+    for (size_t i = 0; i < kl; i++) {
+        if (key[i] < '0' || key[i] > '9') return -1;
+        k = k * 10 + (key[i] - '0');
+    }
+    return (uint32_t)k < n ? (int)k : -1;
+}
+
+/* One --input NAME=FILE.npy into in->data. */
+static int input_from_file(const lg_interp *it, const char *spec, bool allow_flat, cli_inputs *in, uint8_t *given) {
+    const char *eq = strchr(spec, '=');
+    if (!eq || eq == spec || !eq[1]) return cli_error("--input takes NAME=FILE.npy, not '%s'", spec);
+    size_t kl = (size_t)(eq - spec);
+    int idx = input_index(it, spec, kl);
+    if (idx < 0) return cli_error("--input %.*s: the model has no input of that name or index", (int)kl, spec);
+    if (given[idx]) return cli_error("--input %.*s: input %d is given twice", (int)kl, spec, idx);
+    const char *file = eq + 1;
+    lg_tensor_view v;
+    lg_interp_input(it, (uint32_t)idx, &v);
+    lg_npy a;
+    lg_error err;
+    if (lg_npy_read_file(file, &a, &err) != LG_OK) return cli_error("%s", err.msg);
+    int rc = check_shape(file, idx, &v, &a, allow_flat);
+    if (!rc && v.type == LG_FLOAT32) {
+        float *f;
+        if (lg_npy_to_f32(&a, &f, &err) != LG_OK) rc = cli_error("%s: %s", file, err.msg);
+        else in->data[idx] = f;
+    } else if (!rc && a.type == v.type) {
+        in->data[idx] = a.data;
+        a.data = NULL;
+    } else if (!rc) {
+        rc = cli_error("%s holds %s, input %d takes %s", file, lg_dtype_name(a.type), idx, lg_dtype_name(v.type));
+    }
+    lg_npy_free(&a);
+    given[idx] = 1;
+    return rc;
+}
+
+int cli_inputs_make_ex(const lg_interp *it, const char *const *specs, int n_specs, const char *fill,
+                       bool allow_flat, cli_inputs *in) {
     memset(in, 0, sizeof *in);
     uint32_t n = lg_interp_n_inputs(it);
     in->n = n;
     in->data = calloc(n ? n : 1, sizeof *in->data);
-    if (!in->data) return cli_error("out of memory");
     uint8_t *given = calloc(n ? n : 1, 1);
-    if (!given) return cli_error("out of memory");
-    int rc = 0;
-    for (int s = 0; s < n_specs && !rc; s++) {
-        const char *eq = strchr(specs[s], '=');
-        if (!eq || eq == specs[s] || !eq[1]) { rc = cli_error("--input takes NAME=FILE.npy, not '%s'", specs[s]); break; }
-        size_t kl = (size_t)(eq - specs[s]);
-        int idx = -1;
-        for (uint32_t i = 0; i < n; i++) {
-            lg_tensor_view v;
-            lg_interp_input(it, i, &v);
-            if (v.name && strlen(v.name) == kl && strncmp(v.name, specs[s], kl) == 0) idx = (int)i;
-        }
-        if (idx < 0) {
-            char *end;
-            long k = strtol(specs[s], &end, 10);
-            if (end == eq && k >= 0 && (uint32_t)k < n) idx = (int)k;
-        }
-        if (idx < 0) { rc = cli_error("--input %.*s: the model has no input of that name or index", (int)kl, specs[s]); break; }
-        lg_tensor_view v;
-        lg_interp_input(it, (uint32_t)idx, &v);
-        lg_npy a;
-        lg_error err;
-        if (lg_npy_read_file(eq + 1, &a, &err) != LG_OK) { rc = cli_error("%s", err.msg); break; }
-        if (a.numel != v.numel) {
-            rc = cli_error("%s: %lld elements, input %d \"%s\" needs %lld", eq + 1, (long long)a.numel, idx,
-                           v.name ? v.name : "", (long long)v.numel);
-            lg_npy_free(&a);
-            break;
-        }
-        if (v.type == LG_FLOAT32) {
-            float *f;
-            if (lg_npy_to_f32(&a, &f, &err) != LG_OK) { rc = cli_error("%s: %s", eq + 1, err.msg); lg_npy_free(&a); break; }
-            in->data[idx] = f;
-        } else if (a.type == v.type) {
-            in->data[idx] = a.data;
-            a.data = NULL;
-        } else {
-            rc = cli_error("%s holds %s, input %d takes %s", eq + 1, lg_dtype_name(a.type), idx, lg_dtype_name(v.type));
-        }
-        lg_npy_free(&a);
-        given[idx] = 1;
+    if (!in->data || !given) {
+        free(given);
+        cli_inputs_free(in);
+        return cli_error("out of memory");
     }
+    int rc = 0;
+    for (int s = 0; s < n_specs && !rc; s++) rc = input_from_file(it, specs[s], allow_flat, in, given);
     for (uint32_t i = 0; i < n && !rc; i++) {
         if (given[i]) continue;
         lg_tensor_view v;
@@ -85,6 +144,11 @@ int cli_inputs_make(const lg_interp *it, const char *const *specs, int n_specs, 
     return rc;
 }
 
+int cli_inputs_make(const lg_interp *it, const char *const *specs, int n_specs, const char *fill,
+                    cli_inputs *in) {
+    return cli_inputs_make_ex(it, specs, n_specs, fill, false, in);
+}
+
 int cli_inputs_set(lg_interp *it, const cli_inputs *in) {
     for (uint32_t i = 0; i < in->n; i++) {
         lg_tensor_view v;
@@ -95,20 +159,123 @@ int cli_inputs_set(lg_interp *it, const cli_inputs *in) {
     return 0;
 }
 
-int cli_out_dir(const char *dir, bool force) {
+/* ---------------------------------------------------------------- output folders */
+
+/* "" when dir may be used: absent, or a folder (empty, or any with force). */
+static int outdir_target_ok(const char *dir, bool force, bool *exists) {
     struct stat st;
-    if (stat(dir, &st) == 0) {
-        if (!S_ISDIR(st.st_mode)) return cli_error("%s exists and is not a folder", dir);
-        DIR *d = opendir(dir);
-        if (!d) return cli_error("%s: cannot open: %s", dir, strerror(errno));
-        int empty = 1;
+    *exists = false;
+    if (lstat(dir, &st) != 0) {
+        if (errno == ENOENT) return 0;
+        return cli_error("%s: cannot stat: %s", dir, strerror(errno));
+    }
+    if (S_ISLNK(st.st_mode))
+        return cli_error("%s: is a symbolic link: litegpu neither replaces a link nor writes through it "
+                         "(give the folder it points to)", dir);
+    if (!S_ISDIR(st.st_mode)) return cli_error("%s: exists and is not a folder (%s)", dir, lg_file_kind(st.st_mode));
+    *exists = true;
+    DIR *d = opendir(dir);
+    if (!d) return cli_error("%s: cannot open: %s", dir, strerror(errno));
+    int empty = 1;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) { empty = 0; break; }
+    closedir(d);
+    if (!empty && !force) return cli_error("%s: exists and is not empty (use --force to write into it)", dir);
+    return 0;
+}
+
+int cli_out_dir(const char *dir, bool force) {
+    bool exists;
+    if (outdir_target_ok(dir, force, &exists)) return CLI_ERROR;
+    if (!exists && mkdir(dir, 0777) != 0) return cli_error("%s: cannot create: %s", dir, strerror(errno));
+    return 0;
+}
+
+int cli_outdir_begin(cli_outdir *od, const char *dir, bool force) {
+    memset(od, 0, sizeof *od);
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/') n--;
+    if (n >= sizeof od->path - 32) return cli_error("%s: path too long", dir);
+    memcpy(od->path, dir, n);
+    od->path[n] = 0;
+    od->force = force;
+    bool exists;
+    if (outdir_target_ok(od->path, force, &exists)) return CLI_ERROR;
+    /* the temporary folder next to the target (same file system, so rename works) */
+    const char *slash = strrchr(od->path, '/');
+    const char *base = slash ? slash + 1 : od->path;
+    int dl = slash ? (int)(slash - od->path) + 1 : 0;
+    if (!strcmp(base, ".") || !strcmp(base, "..") || !strcmp(od->path, "/")) base = "out";
+    int wl = snprintf(od->work, sizeof od->work, "%.*s.%s.litegpu-XXXXXX", dl, od->path, base);
+    if (wl < 0 || (size_t)wl >= sizeof od->work) return cli_error("%s: path too long", od->path);
+    if (!mkdtemp(od->work)) return cli_error("%s: cannot create a temporary folder next to it: %s", od->path, strerror(errno));
+    od->active = true;
+    mode_t um = umask(022);
+    umask(um);
+    if (chmod(od->work, 0777 & ~um) != 0) {
+        int e = errno;
+        cli_outdir_abort(od);
+        return cli_error("%s: cannot chmod: %s", od->work, strerror(e));
+    }
+    return 0;
+}
+
+const char *cli_outdir_file(const cli_outdir *od, const char *name, char *buf, size_t n) {
+    snprintf(buf, n, "%s/%s", od->work, name);
+    return buf;
+}
+
+void cli_outdir_abort(cli_outdir *od) {
+    if (!od->active) return;
+    DIR *d = opendir(od->work);
+    if (d) {
         struct dirent *e;
-        while ((e = readdir(d)))
-            if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) { empty = 0; break; }
+        char p[4096 + 256];
+        while ((e = readdir(d))) {
+            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+            snprintf(p, sizeof p, "%s/%s", od->work, e->d_name);
+            unlink(p);
+        }
         closedir(d);
-        if (!empty && !force) return cli_error("%s exists and is not empty (use --force to write into it)", dir);
+    }
+    rmdir(od->work);
+    od->active = false;
+}
+
+/* Into an existing folder: each file moved in, under the output rules. */
+static int outdir_move_each(cli_outdir *od) {
+    DIR *d = opendir(od->work);
+    if (!d) return cli_error("%s: cannot open: %s", od->work, strerror(errno));
+    struct dirent *e;
+    char from[4096 + 256], to[4096 + 256];
+    int rc = 0;
+    while (!rc && (e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        snprintf(from, sizeof from, "%s/%s", od->work, e->d_name);
+        snprintf(to, sizeof to, "%s/%s", od->path, e->d_name);
+        rc = cli_output_check(to, od->force);
+        if (!rc && rename(from, to) != 0) rc = cli_error("%s: cannot move into place: %s", to, strerror(errno));
+    }
+    closedir(d);
+    return rc;
+}
+
+int cli_outdir_commit(cli_outdir *od) {
+    if (!od->active) return cli_error("%s: nothing to commit", od->path);
+    bool exists;
+    int rc = outdir_target_ok(od->path, od->force, &exists);
+    if (!rc && !exists && rename(od->work, od->path) == 0) {
+        od->active = false;
         return 0;
     }
-    if (mkdir(dir, 0777) != 0) return cli_error("%s: cannot create: %s", dir, strerror(errno));
-    return 0;
+    if (!rc && !exists) {
+        /* created meanwhile by someone else: treat it as an existing folder */
+        if (errno != EEXIST && errno != ENOTEMPTY)
+            rc = cli_error("%s: cannot move the new folder into place: %s", od->path, strerror(errno));
+        else rc = outdir_target_ok(od->path, od->force, &exists);
+    }
+    if (!rc) rc = outdir_move_each(od);
+    cli_outdir_abort(od);
+    return rc;
 }

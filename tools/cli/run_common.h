@@ -1,4 +1,4 @@
-/* Inputs and output folders for run, compare and bench. */
+/* Inputs and output folders for run, compare, bench and verify. */
 #ifndef LG_CLI_RUN_COMMON_H
 #define LG_CLI_RUN_COMMON_H
 #include <stdbool.h>
@@ -10,11 +10,43 @@ typedef struct cli_inputs {
 } cli_inputs;
 
 /* Inputs for it: --input NAME=FILE.npy (name or index), the rest filled with fill
-   ("half" if NULL). Returns 0 or CLI_ERROR (printed). */
+   ("half" if NULL). A file's shape must be the input's: a different shape with the same
+   element count (a NCHW array for an NHWC input) is refused naming both shapes, and a flat
+   (rank-1) array is taken in C order only with allow_flat (run --allow-flat). Returns 0 or
+   CLI_ERROR (printed). */
+int cli_inputs_make_ex(const lg_interp *it, const char *const *specs, int n_specs, const char *fill,
+                       bool allow_flat, cli_inputs *in);
+/* The same with allow_flat false. */
 int cli_inputs_make(const lg_interp *it, const char *const *specs, int n_specs, const char *fill,
                     cli_inputs *in);
 int cli_inputs_set(lg_interp *it, const cli_inputs *in);
 void cli_inputs_free(cli_inputs *in);
-/* Create dir, or accept an existing empty one (or any with force). 0 or CLI_ERROR. */
+
+/* ---- output folders, made all at once: the files go into a temporary folder next to the
+   target (".NAME.litegpu-XXXXXX", mode 0777 & ~umask), which becomes the target on commit.
+   A run that fails leaves nothing behind (abort removes the temporary folder), so a retry is
+   never refused. The target may not exist (it is created by a rename), or be an empty folder,
+   or, with force, a non-empty one: then the new files are moved into it one by one at commit
+   (existing files of the same name replaced under the rules of cli_output_check; the rest are
+   left alone). A symbolic link, or anything that is not a folder, is refused. */
+typedef struct cli_outdir {
+    char path[4096];   /* the target, as given (trailing slashes removed) */
+    char work[4096];   /* write the files here (cli_outdir_file) */
+    bool force;
+    bool active;       /* work exists and is ours */
+} cli_outdir;
+
+/* Check the target and create the temporary folder. 0 or CLI_ERROR (printed). */
+int cli_outdir_begin(cli_outdir *od, const char *dir, bool force);
+/* "work/name" into buf (n bytes); returns buf. */
+const char *cli_outdir_file(const cli_outdir *od, const char *name, char *buf, size_t n);
+/* Move the files into place. 0 or CLI_ERROR (printed; the temporary folder is removed). */
+int cli_outdir_commit(cli_outdir *od);
+/* Remove the temporary folder and everything in it (no-op if not active). */
+void cli_outdir_abort(cli_outdir *od);
+
+/* The old check-only form, kept for callers not yet moved to cli_outdir: create dir, or
+   accept an existing empty one (or any with force); a link or non-folder is refused.
+   0 or CLI_ERROR. */
 int cli_out_dir(const char *dir, bool force);
 #endif

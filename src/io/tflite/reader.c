@@ -851,19 +851,21 @@ lg_status lg_tflite_read_file(const char *path, const lg_read_options *opt, lg_m
     lgi_error_clear(err);
     if (!out || !path) return lgi_fail(err, LG_ERR_INVALID_ARG, "lg_tflite_read_file: NULL argument");
     *out = NULL;
-    int fd = open(path, O_RDONLY);
-    if (fd < 0) return lgi_fail(err, LG_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    int fd;
+    uint64_t fsize;
+    lg_status ost = lg_input_open(path, &fd, &fsize, err);
+    if (ost != LG_OK) return ost;
     struct stat sb;
     if (fstat(fd, &sb) != 0) {
         int e = errno;
         close(fd);
         return lgi_fail(err, LG_ERR_IO, "%s: cannot stat: %s", path, strerror(e));
     }
-    if (!S_ISREG(sb.st_mode)) {
+    if (fsize > SIZE_MAX) {
         close(fd);
-        return lgi_fail(err, LG_ERR_IO, "%s: not a regular file", path);
+        return lgi_fail(err, LG_ERR_LIMIT, "%s: file too large to map", path);
     }
-    size_t len = (size_t)sb.st_size;
+    size_t len = (size_t)fsize;
     void *addr = NULL;
     if (len > 0) {
         addr = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);

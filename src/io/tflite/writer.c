@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "internal.h"
+#include "util/file.h"
 #include "lg/ops.h"
 #include "io/tflite/fields.h"
 #include "ir/schema_gen.h"
@@ -886,46 +887,21 @@ static int write_zeros(int fd, uint64_t n) {
     return write_all(fd, zeros, n);
 }
 
-/* The process umask, read without changing it where /proc allows. */
-static mode_t current_umask(void) {
-    FILE *f = fopen("/proc/self/status", "r");
-    if (f) {
-        char line[256];
-        unsigned mask;
-        while (fgets(line, sizeof line, f))
-            if (sscanf(line, "Umask: %o", &mask) == 1) {
-                fclose(f);
-                return (mode_t)mask;
-            }
-        fclose(f);
-    }
-    mode_t u = umask(022);
-    umask(u);
-    return u;
-}
-
-static void sync_dir(const char *dir) {
-    int fd = open(dir, O_RDONLY | O_DIRECTORY);
-    if (fd >= 0) {
-        (void)fsync(fd);
-        close(fd);
-    }
-}
-
 lg_status lg_tflite_write_file(const lg_model *m, const char *path, const lg_write_options *opt,
                                lg_error *err) {
     lgi_error_clear(err);
     if (!path || !path[0]) return lgi_fail(err, LG_ERR_INVALID_ARG, "no output path given");
     if (!m) return lgi_fail(err, LG_ERR_INVALID_ARG, "%s: no model given", path);
-    int force = opt && opt->force;
+    bool force = opt && opt->force;
     struct stat sb;
     if (stat(path, &sb) == 0) {
         const lgi_model_priv *p = m->priv;
         if (p && p->has_source && (uint64_t)sb.st_dev == p->src_dev &&
             (uint64_t)sb.st_ino == p->src_ino)
             return lgi_fail(err, LG_ERR_INVALID_ARG, "refusing to overwrite the input file %s", path);
-        if (!force) return lgi_fail(err, LG_ERR_EXISTS, "%s exists (use --force to overwrite)", path);
     }
+    /* the output rules (lg.h "files"): checked before the work, and again at the rename */
+    LG_TRY(lg_output_check(path, force, err));
 
     fbw w;
     uint64_t total;
@@ -934,37 +910,12 @@ lg_status lg_tflite_write_file(const lg_model *m, const char *path, const lg_wri
         lgi_error_prefix(err, "%.1000s: ", path);
         return st;
     }
-
-    /* DIR/.NAME.XXXXXX next to the target, so that rename() is atomic */
-    const char *slash = strrchr(path, '/');
-    const char *name = slash ? slash + 1 : path;
-    size_t dlen = slash ? (size_t)(slash - path) : 0;
-    if (!name[0]) {
+    char *tmp = NULL;
+    int fd;
+    st = lgi_tmp_create(path, &fd, &tmp, err);
+    if (st != LG_OK) {
         fbw_free(&w);
-        return lgi_fail(err, LG_ERR_INVALID_ARG, "%s: not a file name", path);
-    }
-    size_t tl = dlen + strlen(name) + 16;
-    char *tmpl = malloc(tl);
-    char *dir = malloc(dlen + 2);
-    if (!tmpl || !dir) {
-        free(tmpl);
-        free(dir);
-        fbw_free(&w);
-        return lgi_fail(err, LG_ERR_NOMEM, "%s: out of memory", path);
-    }
-    if (slash) {
-        memcpy(dir, path, dlen ? dlen : 1); /* "/x" -> "/" */
-        dir[dlen ? dlen : 1] = 0;
-    } else {
-        strcpy(dir, ".");
-    }
-    snprintf(tmpl, tl, "%.*s%s.%s.XXXXXX", (int)dlen, path, slash ? "/" : "", name);
-
-    int fd = mkstemp(tmpl);
-    if (fd < 0) {
-        st = lgi_fail(err, LG_ERR_IO, "%s: cannot create a temporary file in %s: %s", path, dir,
-                      strerror(errno));
-        goto done;
+        return st;
     }
     int bad = write_all(fd, w.buf, w.len);
     uint64_t at = w.len;
@@ -975,35 +926,12 @@ lg_status lg_tflite_write_file(const lg_model *m, const char *path, const lg_wri
     }
     if (bad) {
         st = lgi_fail(err, LG_ERR_IO, "%s: write failed: %s", path, strerror(errno));
-    } else if (fsync(fd) != 0) {
-        st = lgi_fail(err, LG_ERR_IO, "%s: fsync failed: %s", path, strerror(errno));
-    } else if (fchmod(fd, (mode_t)0644 & ~current_umask()) != 0) {
-        st = lgi_fail(err, LG_ERR_IO, "%s: chmod failed: %s", path, strerror(errno));
+        close(fd);
+        unlink(tmp);
+    } else {
+        st = lgi_tmp_commit(fd, tmp, path, force, true, err);
     }
-    if (close(fd) != 0 && st == LG_OK)
-        st = lgi_fail(err, LG_ERR_IO, "%s: close failed: %s", path, strerror(errno));
-    if (st == LG_OK) {
-        if (!force) {
-            /* link() refuses an existing target atomically; fall back to rename() where the
-               file system has no hard links */
-            if (link(tmpl, path) == 0) {
-                unlink(tmpl);
-            } else if (errno == EEXIST) {
-                st = lgi_fail(err, LG_ERR_EXISTS, "%s exists (use --force to overwrite)", path);
-            } else if (rename(tmpl, path) != 0) {
-                st = lgi_fail(err, LG_ERR_IO, "%s: cannot move the new file into place: %s", path,
-                              strerror(errno));
-            }
-        } else if (rename(tmpl, path) != 0) {
-            st = lgi_fail(err, LG_ERR_IO, "%s: cannot move the new file into place: %s", path,
-                          strerror(errno));
-        }
-    }
-    if (st != LG_OK) unlink(tmpl);
-    else sync_dir(dir);
-done:
-    free(tmpl);
-    free(dir);
+    free(tmp);
     fbw_free(&w);
     return st;
 }
