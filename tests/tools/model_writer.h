@@ -17,7 +17,7 @@ static inline int lgt_write_model(const char *who, const char *path, void (*buil
     lg_builder b;
     lg_builder_init(&b, m, 0);
     build(&b);
-    lg_write_options wo = {false, true};
+    lg_write_options wo = {.force = true};
     lg_status st = b.status;
     if (st != LG_OK) err = b.err;
     else st = lg_tflite_write_file(m, path, &wo, &err);
