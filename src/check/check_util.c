@@ -28,6 +28,7 @@ lg_finding *lgc_add(ck *c, int rule, const opx *x, const char *fix, const char *
     if (!(ri->targets & LG_TARGET_BIT(c->target))) return NULL;
     if (c->n_f == c->cap_f) {
         uint32_t nc = c->cap_f ? 2 * c->cap_f : 32;
+        /* malloc, not the model's hook: c->f becomes the report's findings (lg/check.h) */
         lg_finding *nf = realloc(c->f, nc * sizeof *nf);
         if (!nf) { c->oom = LG_ERR_NOMEM; return NULL; }
         c->f = nf;
