@@ -256,6 +256,19 @@ int32_t lgo_window_out(int32_t in, int32_t k, int32_t stride, int32_t dilation, 
 
 /* ------------------------------------------------------------------ lg_op_infer */
 
+/* "2", "1 to 3" or "at least 1": an arity range for a message. */
+static const char *arity_text(uint32_t min, uint32_t max, char *buf, size_t size) {
+    if (max == LG_ARITY_ANY) snprintf(buf, size, "at least %u", min);
+    else if (min == max) snprintf(buf, size, "%u", min);
+    else snprintf(buf, size, "%u to %u", min, max);
+    return buf;
+}
+
+static bool arity_ok(uint32_t n, uint32_t min, uint32_t max) {
+    return n >= min && (max == LG_ARITY_ANY || n <= max);
+}
+
+
 /* Options for an infer function: the op's own when they are of the table's kind, else the
    schema's defaults in buf (which must hold any options struct). */
 static lg_status infer_opts(const lg_model *m, const lg_op *op, const lg_op_info *e, void *buf,
@@ -299,8 +312,7 @@ lg_status lg_op_infer(const lg_model *m, uint32_t sgi, uint32_t opi, const lg_sh
     }
     const lg_op_info *e = lg_op_info_of(m, op);
     if (!e || !e->infer) return LG_OK;
-    if (op->n_inputs < e->min_in || (e->max_in != LG_ARITY_ANY && op->n_inputs > e->max_in) ||
-        op->n_outputs < e->min_out || (e->max_out != LG_ARITY_ANY && op->n_outputs > e->max_out))
+    if (!arity_ok(op->n_inputs, e->min_in, e->max_in) || !arity_ok(op->n_outputs, e->min_out, e->max_out))
         return lgi_fail(err, LG_ERR_INVALID_ARG, "op %u (%s): %u inputs and %u outputs, it takes "
                         "%u..%u and %u..%u", opi, lgi_printable(lg_op_name(m, op)).s, op->n_inputs, op->n_outputs,
                         e->min_in, e->max_in, e->min_out, e->max_out);
@@ -414,24 +426,15 @@ static lg_status check_arity(const lg_model *m, uint32_t s, uint32_t i, const lg
                              const lg_op_info *e, lg_error *err) {
     lgi_pname pn = lgi_printable(lg_op_name(m, op));
     const char *nm = pn.s;
-    if (op->n_inputs < e->min_in || (e->max_in != LG_ARITY_ANY && op->n_inputs > e->max_in)) {
-        char want[32];
-        if (e->max_in == LG_ARITY_ANY) snprintf(want, sizeof want, "at least %u", e->min_in);
-        else if (e->min_in == e->max_in) snprintf(want, sizeof want, "%u", e->min_in);
-        else snprintf(want, sizeof want, "%u to %u", e->min_in, e->max_in);
+    char want[32];
+    if (!arity_ok(op->n_inputs, e->min_in, e->max_in))
         return lgi_fail_at(err, LG_ERR_INVALID_ARG, (int32_t)s, (int32_t)i, LGI_KEEP,
                            "subgraph %u op %u (%s): %u inputs, it takes %s", s, i, nm,
-                           op->n_inputs, want);
-    }
-    if (op->n_outputs < e->min_out || (e->max_out != LG_ARITY_ANY && op->n_outputs > e->max_out)) {
-        char want[32];
-        if (e->max_out == LG_ARITY_ANY) snprintf(want, sizeof want, "at least %u", e->min_out);
-        else if (e->min_out == e->max_out) snprintf(want, sizeof want, "%u", e->min_out);
-        else snprintf(want, sizeof want, "%u to %u", e->min_out, e->max_out);
+                           op->n_inputs, arity_text(e->min_in, e->max_in, want, sizeof want));
+    if (!arity_ok(op->n_outputs, e->min_out, e->max_out))
         return lgi_fail_at(err, LG_ERR_INVALID_ARG, (int32_t)s, (int32_t)i, LGI_KEEP,
                            "subgraph %u op %u (%s): %u outputs, it takes %s", s, i, nm,
-                           op->n_outputs, want);
-    }
+                           op->n_outputs, arity_text(e->min_out, e->max_out, want, sizeof want));
     for (uint32_t k = 0; k < op->n_inputs && k < 32; k++)
         if (op->inputs[k] < 0 && !(e->optional_in & (1u << k)))
             return lgi_fail_at(err, LG_ERR_INVALID_ARG, (int32_t)s, (int32_t)i, LGI_KEEP,
