@@ -109,6 +109,13 @@ typedef struct lg_check_options {
     uint32_t max_gpu_ops;
 } lg_check_options;
 
+/* Memory. lg_check_model's temporaries (the graph index of lg/graph.h, the per-tensor and
+   per-op flags, the partitioner's work arrays) come from the model's allocator hook (the
+   alloc given to lg_model_new or in lg_read_options; realloc/free when none) and go back
+   through it before it returns. One exception, on purpose:
+   - the report (the lg_check_report, its findings, partitions and op_place) comes from
+     malloc/realloc, because lg_check_report_free takes no model to find a hook with. */
+
 /* Check a model. The report is owned by the caller (lg_check_report_free). */
 lg_status lg_check_model(const lg_model *m, const lg_check_options *opt, lg_check_report **out,
                          lg_error *err);

@@ -70,9 +70,10 @@ typedef struct lg_interp lg_interp;
    lg_model_new or in lg_read_options; realloc/free when none), and lg_interp_free gives it all
    back through the same hook: the interpreter object, its arena (tensor metadata, node arrays,
    kernel state, constants converted or folded at create), the activation arena (one block of
-   lg_mem_plan.arena_bytes), the kernels' shared scratch and the planner's temporaries. The hook
-   must return memory aligned for any scalar type, as malloc does. After create nothing
-   allocates: set_input, invoke and the views do not. Two exceptions, on purpose:
+   lg_mem_plan.arena_bytes), the kernels' shared scratch, the planner's temporaries and the
+   graph index (lg/graph.h, freed before create returns). The hook must return memory aligned
+   for any scalar type, as malloc does. After create nothing allocates: set_input, invoke and
+   the views do not. Two exceptions, on purpose:
    - threads > 1: the worker pool's control blocks come from malloc and the threads from
      pthread_create (a pool is an OS resource, not model memory); when they cannot be had the
      interpreter runs single-threaded instead of failing.

@@ -119,7 +119,7 @@ static void check_field_rules(ck *c, const opx *x) {
     for (int k = 0; k < 2; k++) {
         int32_t a = op->inputs[k], b = op->inputs[1 - k];
         if (a < 0 || b < 0) continue;
-        int32_t p = c->producer[a];
+        int32_t p = lgc_producer(c, a);
         if (p < 0 || lg_op_builtin(c->m, &c->sg->ops[p]) != LG_OP_FULLY_CONNECTED) continue;
         const lg_tensor *fa = lgc_T(c, a), *fb = lgc_T(c, b);
         if (fa->rank == 2 && fa->shape[0] > 1 && fb->rank >= 3) {
@@ -171,18 +171,27 @@ static opx op_context(const ck *c, uint32_t i) {
 
 /* ------------------------------------------------------------------ partitioning */
 
+/* Zeroed scratch from the model's allocator hook (free with lgi_model_mfree, same n). */
+static void *ck_zalloc(const lg_model *m, size_t n) {
+    void *p = lgi_model_malloc(m, n);
+    if (p) memset(p, 0, n ? n : 1);
+    return p;
+}
+
 /* TFLite's PartitionGraphIntoIndependentNodeSubsets: repeatedly sweep the ops in order,
-   taking every op whose inputs are ready and whose kind matches the current subset's. */
+   taking every op whose inputs are ready and whose kind matches the current subset's.
+   The scratch comes from the model's hook; rep->partitions from malloc (lg/check.h). */
 static lg_status partition(ck *c, const uint8_t *supported, lg_check_report *rep) {
     const lg_subgraph *sg = c->sg;
     uint32_t n = sg->n_ops;
-    uint8_t *ready = calloc(sg->n_tensors ? sg->n_tensors : 1, 1);
-    uint8_t *done = calloc(n ? n : 1, 1);
-    int32_t *subset = malloc((n ? n : 1) * sizeof(int32_t));
+    size_t scratch_bytes = (size_t)sg->n_tensors + n + (size_t)n * sizeof(int32_t);
+    uint8_t *scratch = ck_zalloc(c->m, scratch_bytes);
     lg_partition *parts = NULL;
     uint32_t n_parts = 0;
-    if (!ready || !done || !subset) goto oom;
-    for (uint32_t t = 0; t < sg->n_tensors; t++) ready[t] = c->producer[t] < 0;
+    if (!scratch) goto oom;
+    int32_t *subset = (int32_t *)(void *)scratch;  /* first, so that it is aligned */
+    uint8_t *ready = scratch + (size_t)n * sizeof(int32_t), *done = ready + sg->n_tensors;
+    for (uint32_t t = 0; t < sg->n_tensors; t++) ready[t] = lgc_producer(c, (int32_t)t) < 0;
     uint32_t remaining = n;
     while (remaining) {
         int kind = -1;
@@ -253,16 +262,20 @@ static lg_status partition(ck *c, const uint8_t *supported, lg_check_report *rep
     }
     rep->partitions = parts;
     rep->n_partitions = n_parts;
-    free(ready);
-    free(done);
-    free(subset);
+    lgi_model_mfree(c->m, scratch, scratch_bytes);
     return LG_OK;
 oom:
-    free(ready);
-    free(done);
-    free(subset);
+    lgi_model_mfree(c->m, scratch, scratch_bytes);
     free(parts);
     return LG_ERR_NOMEM;
+}
+
+/* The last op reading t, n_ops for a graph output, -1 when nothing reads it. */
+static int32_t last_use(const ck *c, int32_t t) {
+    if (lg_graph_is_output(c->g, t)) return (int32_t)c->sg->n_ops;
+    uint32_t n;
+    const lg_use *u = lg_graph_uses(c->g, t, &n);
+    return n ? u[n - 1].op : -1;  /* the uses are sorted by op */
 }
 
 /* The split point for a too-large graph: the op boundary near the middle where the fewest
@@ -271,23 +284,13 @@ static void suggest_split(ck *c, lg_check_report *rep, uint32_t max_ops) {
     const lg_subgraph *sg = c->sg;
     uint32_t n = sg->n_ops;
     if (rep->n_gpu_ops <= max_ops || n < 4) return;
-    int32_t *last_use = malloc((sg->n_tensors ? sg->n_tensors : 1) * sizeof(int32_t));
-    if (!last_use) { c->oom = LG_ERR_NOMEM; return; }
-    for (uint32_t t = 0; t < sg->n_tensors; t++) last_use[t] = -1;
-    for (uint32_t i = 0; i < n; i++)
-        for (uint32_t k = 0; k < sg->ops[i].n_inputs; k++) {
-            int32_t t = sg->ops[i].inputs[k];
-            if (t >= 0 && t < (int32_t)sg->n_tensors) last_use[t] = (int32_t)i;
-        }
-    for (uint32_t k = 0; k < sg->n_outputs; k++)
-        if (sg->outputs[k] >= 0 && sg->outputs[k] < (int32_t)sg->n_tensors) last_use[sg->outputs[k]] = (int32_t)n;
     uint32_t best = n / 2, best_cross = UINT32_MAX;
     for (uint32_t cut = n / 4; cut <= 3 * n / 4; cut++) {
         uint32_t cross = 0;
         for (uint32_t t = 0; t < sg->n_tensors; t++) {
-            int32_t p = c->producer[t];
+            int32_t p = lgc_producer(c, (int32_t)t);
             if (c->is_const[t] && p < 0) continue;
-            if (p < (int32_t)cut && last_use[t] >= (int32_t)cut) cross++;
+            if (p < (int32_t)cut && last_use(c, (int32_t)t) >= (int32_t)cut) cross++;
         }
         uint32_t dist = cut > n / 2 ? cut - n / 2 : n / 2 - cut;
         uint32_t bdist = best > n / 2 ? best - n / 2 : n / 2 - best;
@@ -296,7 +299,6 @@ static void suggest_split(ck *c, lg_check_report *rep, uint32_t max_ops) {
             best = cut;
         }
     }
-    free(last_use);
     char fix[200];
     snprintf(fix, sizeof fix, "split the graph before op %u (%s): %u tensor(s) cross there; run the two "
              "parts as two models", best, lg_op_name(c->m, &sg->ops[best]), best_cross);
@@ -322,23 +324,12 @@ void lg_check_report_free(lg_check_report *r) {
     free(r);
 }
 
-/* Producers, consumer counts and constness of every tensor; DEQUANTIZE of a FLOAT16
-   constant (fp16 weights) is folded by the delegate. */
+/* Constness of every tensor; DEQUANTIZE of a FLOAT16 constant (fp16 weights) is folded by
+   the delegate. */
 static void scan_graph(ck *c) {
     const lg_subgraph *sg = c->sg;
-    for (uint32_t t = 0; t < sg->n_tensors; t++) {
-        c->producer[t] = -1;
+    for (uint32_t t = 0; t < sg->n_tensors; t++)
         c->is_const[t] = lg_tensor_buffer(c->m, &sg->tensors[t]) != NULL;
-    }
-    for (uint32_t i = 0; i < sg->n_ops; i++) {
-        const lg_op *op = &sg->ops[i];
-        for (uint32_t k = 0; k < op->n_outputs; k++)
-            if (op->outputs[k] >= 0 && c->producer[op->outputs[k]] < 0) c->producer[op->outputs[k]] = (int32_t)i;
-        for (uint32_t k = 0; k < op->n_inputs; k++)
-            if (op->inputs[k] >= 0) c->n_consumers[op->inputs[k]]++;
-    }
-    for (uint32_t k = 0; k < sg->n_outputs; k++)
-        if (sg->outputs[k] >= 0) c->n_consumers[sg->outputs[k]]++;
     for (uint32_t i = 0; i < sg->n_ops; i++) {
         const lg_op *op = &sg->ops[i];
         if (lg_op_builtin(c->m, op) != LG_OP_DEQUANTIZE || op->n_inputs != 1 || op->n_outputs != 1) continue;
@@ -407,21 +398,25 @@ lg_status lg_check_model(const lg_model *m, const lg_check_options *opt, lg_chec
     c.sg = &m->subgraphs[0];
     c.target = target;
     const lg_subgraph *sg = c.sg;
-    uint32_t nt = sg->n_tensors ? sg->n_tensors : 1, no = sg->n_ops ? sg->n_ops : 1;
+    lg_graph *g = NULL;
+    LG_TRY(lg_graph_build(m, 0, &g, err));
+    c.g = g;
+    /* the checker's scratch (per tensor is_const; per op folded, blocked, supported) comes
+       from the model's hook, the report from malloc (lg/check.h) */
+    uint32_t nt = sg->n_tensors, no = sg->n_ops;
+    size_t scratch_bytes = (size_t)nt + 3 * (size_t)no;
+    uint8_t *scratch = ck_zalloc(m, scratch_bytes);
     lg_check_report *rep = calloc(1, sizeof *rep);
-    c.is_const = calloc(nt, 1);
-    c.producer = malloc(nt * sizeof(int32_t));
-    c.n_consumers = calloc(nt, sizeof(uint32_t));
-    c.folded = calloc(no, 1);
-    c.blocked = calloc(no, 1);
-    uint8_t *supported = calloc(no, 1);
-    if (rep) rep->op_place = calloc(no, 1);
+    if (rep) rep->op_place = calloc(no ? no : 1, 1);
     lg_status st = LG_OK;
-    if (!rep || !c.is_const || !c.producer || !c.n_consumers || !c.folded || !c.blocked || !supported ||
-        !rep->op_place) {
+    if (!scratch || !rep || !rep->op_place) {
         st = lgi_fail(err, LG_ERR_NOMEM, "out of memory checking the model");
         goto done;
     }
+    c.is_const = scratch;
+    c.folded = scratch + nt;
+    c.blocked = c.folded + no;
+    uint8_t *supported = c.blocked + no;
     rep->target = target;
     rep->n_ops = sg->n_ops;
 
@@ -434,13 +429,9 @@ lg_status lg_check_model(const lg_model *m, const lg_check_options *opt, lg_chec
     *out = rep;
     rep = NULL;
 done:
-    free(c.is_const);
-    free(c.producer);
-    free(c.n_consumers);
-    free(c.folded);
-    free(c.blocked);
+    lgi_model_mfree(m, scratch, scratch_bytes);
+    lg_graph_free(g);
     free(c.f);
-    free(supported);
     lg_check_report_free(rep);
     return st;
 }

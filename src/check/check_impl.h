@@ -21,6 +21,7 @@
 
 #include "internal.h"
 #include "lg/check.h"
+#include "lg/graph.h"
 
 enum {
 #define RULE(sym, id, sev, tg, kind, src, title, fix, doc) R_##sym,
@@ -36,9 +37,8 @@ typedef struct ck {
     const lg_subgraph *sg;
     uint32_t sg_index;
     lg_target target;
+    const lg_graph *g;      /* producers and uses of subgraph sg_index (lg/graph.h) */
     uint8_t *is_const;      /* per tensor: constant (buffer data, or folded fp16 DEQUANTIZE) */
-    int32_t *producer;      /* per tensor: producing op or -1 */
-    uint32_t *n_consumers;  /* per tensor */
     uint8_t *folded;        /* per op */
     uint8_t *blocked;       /* per op: has a blocker */
     lg_finding *f;
@@ -60,6 +60,11 @@ typedef struct opx {
 /* ------------------------------------------------------------------ check_util.c */
 
 LG_INTERNAL const lg_tensor *lgc_T(const ck *c, int32_t i);
+/* The op producing tensor t (the first in op order), or -1. */
+LG_INTERNAL int32_t lgc_producer(const ck *c, int32_t t);
+/* How many places read t: every op input entry naming it (an op reading it twice counts
+   twice) and every subgraph output entry. */
+LG_INTERNAL uint32_t lgc_n_readers(const ck *c, int32_t t);
 /* Record a finding of rule for op x (NULL: the model); fix NULL = the rule's default. A
    blocker marks the op unsupported. Returns NULL when the rule does not apply to the target. */
 LG_INTERNAL lg_finding *lgc_add(ck *c, int rule, const opx *x, const char *fix, const char *fmt, ...) LGI_PRINTF(5, 6);

@@ -76,22 +76,18 @@ static void check_compare_consumer(ck *c, const opx *x) {
     const lg_op *op = x->op;
     int32_t out = op->n_outputs ? op->outputs[0] : -1;
     int ok = 0;
-    if (out >= 0 && c->n_consumers[out] == 1) {
-        for (uint32_t j = 0; j < c->sg->n_ops; j++) {
-            const lg_op *u = &c->sg->ops[j];
-            int uses = 0;
-            for (uint32_t k = 0; k < u->n_inputs; k++) uses |= u->inputs[k] == out;
-            if (!uses) continue;
-            int32_t uc = lg_op_builtin(c->m, u);
-            if ((uc == LG_OP_CAST || uc == LG_OP_SELECT || uc == LG_OP_SELECT_V2) &&
-                u->n_outputs == 1 && u->outputs[0] >= 0 && lgc_is_float(lgc_T(c, u->outputs[0])->type))
-                ok = 1;
-        }
+    uint32_t n_readers = out >= 0 ? lgc_n_readers(c, out) : 0, n_uses;
+    const lg_use *use = lg_graph_uses(c->g, out, &n_uses);
+    if (n_readers == 1 && n_uses == 1) {
+        const lg_op *u = &c->sg->ops[use->op];
+        int32_t uc = lg_op_builtin(c->m, u);
+        ok = (uc == LG_OP_CAST || uc == LG_OP_SELECT || uc == LG_OP_SELECT_V2) && u->n_outputs == 1 &&
+             u->outputs[0] >= 0 && lgc_is_float(lgc_T(c, u->outputs[0])->type);
     }
     if (!ok) {
         lg_finding *f = lgc_add(c, R_COMPARE_CONSUMER, x, NULL,
                             "Not supported logical op case: %s output %d has %u consumer(s); the classic delegate needs exactly one CAST/SELECT producing float",
-                            x->name, out, out >= 0 ? c->n_consumers[out] : 0);
+                            x->name, out, n_readers);
         lgc_with_tensor(f, out);
     }
 }
@@ -139,10 +135,9 @@ void lgc_rule_cast(ck *c, const opx *x) {
         lgc_with_tensor(f, in);
         lgc_with_tensor(f, out);
     } else if (ti == LG_BOOL) {
-        int32_t p = c->producer[in];
-        int from_cmp = p >= 0 && lgc_is_compare(lg_op_builtin(c->m, &c->sg->ops[p])) && c->n_consumers[in] == 1;
-        int is_out = 0;
-        for (uint32_t k = 0; k < c->sg->n_outputs; k++) is_out |= c->sg->outputs[k] == out;
+        int32_t p = lgc_producer(c, in);
+        int from_cmp = p >= 0 && lgc_is_compare(lg_op_builtin(c->m, &c->sg->ops[p])) && lgc_n_readers(c, in) == 1;
+        int is_out = lg_graph_is_output(c->g, out);
         if (!from_cmp || is_out) {
             lg_finding *f = lgc_add(c, R_CAST_TYPES, x, NULL, "%s",
                                 is_out ? "Cast from bool not supported for outputs"

@@ -90,10 +90,10 @@ void lgc_rule_dequantize(ck *c, const opx *x) {
         return;
     }
     int32_t in = op->inputs[0];
-    if (c->target == LG_TARGET_MLDRIFT && c->producer[in] >= 0 &&
-        lg_op_builtin(c->m, &c->sg->ops[c->producer[in]]) == LG_OP_DENSIFY) {
+    int32_t p = lgc_producer(c, in);
+    if (c->target == LG_TARGET_MLDRIFT && p >= 0 && lg_op_builtin(c->m, &c->sg->ops[p]) == LG_OP_DENSIFY) {
         lg_finding *f = lgc_add(c, R_OP_PARAMS, x, "store the weights dense (densify at export): no DENSIFY, no DEQUANTIZE of it",
-                            "Dequantize for Densify is not supported (its input comes from DENSIFY op %d)", c->producer[in]);
+                            "Dequantize for Densify is not supported (its input comes from DENSIFY op %d)", p);
         lgc_with_tensor(f, in);
     }
     if (lgc_T(c, in)->type == LG_INT16) {

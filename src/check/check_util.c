@@ -13,11 +13,22 @@
 
 const lg_tensor *lgc_T(const ck *c, int32_t i) { return &c->sg->tensors[i]; }
 
+int32_t lgc_producer(const ck *c, int32_t t) { return lg_graph_producer(c->g, t); }
+
+uint32_t lgc_n_readers(const ck *c, int32_t t) {
+    uint32_t n;
+    lg_graph_uses(c->g, t, &n);
+    if (lg_graph_is_output(c->g, t))
+        for (uint32_t k = 0; k < c->sg->n_outputs; k++) n += c->sg->outputs[k] == t;
+    return n;
+}
+
 lg_finding *lgc_add(ck *c, int rule, const opx *x, const char *fix, const char *fmt, ...) {
     const lg_rule_info *ri = &lgc_rule_table[rule];
     if (!(ri->targets & LG_TARGET_BIT(c->target))) return NULL;
     if (c->n_f == c->cap_f) {
         uint32_t nc = c->cap_f ? 2 * c->cap_f : 32;
+        /* malloc, not the model's hook: c->f becomes the report's findings (lg/check.h) */
         lg_finding *nf = realloc(c->f, nc * sizeof *nf);
         if (!nf) { c->oom = LG_ERR_NOMEM; return NULL; }
         c->f = nf;
@@ -80,7 +91,7 @@ int lgc_const_float(const ck *c, int32_t t, uint32_t i, double *v) {
     const lg_buffer *b = lg_tensor_buffer(c->m, x);
     if (!b) {
         /* the output of a folded DEQUANTIZE: read its FLOAT16 constant */
-        int32_t p = c->producer[t];
+        int32_t p = lgc_producer(c, t);
         if (p >= 0 && c->folded[p] && c->sg->ops[p].n_inputs == 1) return lgc_const_float(c, c->sg->ops[p].inputs[0], i, v);
         return 0;
     }

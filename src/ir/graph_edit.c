@@ -116,21 +116,30 @@ lg_status lg_op_remove(lg_model *m, uint32_t sg, uint32_t op, lg_error *err) {
     return LG_OK;
 }
 
-lg_status lg_op_set_input(lg_model *m, uint32_t sg, uint32_t op, uint32_t slot, int32_t t,
-                          lg_error *err) {
+/* Set input (input != 0) or output `slot` of an op to tensor t (-1 only for an input). */
+static lg_status set_slot(lg_model *m, uint32_t sg, uint32_t op, uint32_t slot, int32_t t,
+                          int input, lg_error *err) {
     lgi_error_clear(err);
     lg_subgraph *s = NULL;
     LG_TRY(get_op(m, sg, op, &s, err));
     lg_op *o = &s->ops[op];
-    if (slot >= o->n_inputs)
-        return lgi_fail(err, LG_ERR_INVALID_ARG, "subgraph %u op %u (%s): input %u of %u", sg,
-                        op, lg_op_name(m, o), slot, o->n_inputs);
-    LG_TRY(check_ref(s, sg, op, lg_op_name(m, o), "input", slot, t, 1, err));
-    int32_t *v = copy_ids(m, o->inputs, o->n_inputs);
-    if (!v) return nomem(m, err, "setting an op input");
+    const char *what = input ? "input" : "output";
+    const int32_t **ids = input ? &o->inputs : &o->outputs;
+    uint32_t n = input ? o->n_inputs : o->n_outputs;
+    if (slot >= n)
+        return lgi_fail(err, LG_ERR_INVALID_ARG, "subgraph %u op %u (%s): %s %u of %u", sg, op,
+                        lg_op_name(m, o), what, slot, n);
+    LG_TRY(check_ref(s, sg, op, lg_op_name(m, o), what, slot, t, input, err));
+    int32_t *v = copy_ids(m, *ids, n);
+    if (!v) return nomem(m, err, input ? "setting an op input" : "setting an op output");
     v[slot] = t;
-    o->inputs = v;
+    *ids = v;
     return LG_OK;
+}
+
+lg_status lg_op_set_input(lg_model *m, uint32_t sg, uint32_t op, uint32_t slot, int32_t t,
+                          lg_error *err) {
+    return set_slot(m, sg, op, slot, t, 1, err);
 }
 
 lg_status lg_op_set_inputs(lg_model *m, uint32_t sg, uint32_t op, const int32_t *inputs,
@@ -149,19 +158,7 @@ lg_status lg_op_set_inputs(lg_model *m, uint32_t sg, uint32_t op, const int32_t 
 
 lg_status lg_op_set_output(lg_model *m, uint32_t sg, uint32_t op, uint32_t slot, int32_t t,
                            lg_error *err) {
-    lgi_error_clear(err);
-    lg_subgraph *s = NULL;
-    LG_TRY(get_op(m, sg, op, &s, err));
-    lg_op *o = &s->ops[op];
-    if (slot >= o->n_outputs)
-        return lgi_fail(err, LG_ERR_INVALID_ARG, "subgraph %u op %u (%s): output %u of %u", sg,
-                        op, lg_op_name(m, o), slot, o->n_outputs);
-    LG_TRY(check_ref(s, sg, op, lg_op_name(m, o), "output", slot, t, 0, err));
-    int32_t *v = copy_ids(m, o->outputs, o->n_outputs);
-    if (!v) return nomem(m, err, "setting an op output");
-    v[slot] = t;
-    o->outputs = v;
-    return LG_OK;
+    return set_slot(m, sg, op, slot, t, 0, err);
 }
 
 lg_status lg_op_set_options(lg_model *m, uint32_t sg, uint32_t op, lg_opts_kind kind,

@@ -98,28 +98,30 @@ lg_status lg_broadcast(const lg_shape *a, const lg_shape *b, lg_shape *out, lg_e
 
 /* ------------------------------------------------------------------ helpers for infer functions */
 
-lg_status lgo_fail(const lg_infer_ctx *c, const char *fmt, ...) {
-    if (c->err) {
-        char what[400];
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(what, sizeof what, fmt, ap);
-        va_end(ap);
-        int32_t idx = -1;
-        if (c->op && c->m) {
-            for (uint32_t s = 0; s < c->m->n_subgraphs && idx < 0; s++) {
-                const lg_subgraph *sg = &c->m->subgraphs[s];
-                if (sg->n_ops && c->op >= sg->ops && c->op < sg->ops + sg->n_ops)
-                    idx = (int32_t)(c->op - sg->ops);
-            }
-        }
-        c->err->status = LG_ERR_INVALID_ARG;
-        c->err->op = idx;
-        lgi_pname pn = lgi_printable(c->name);
-        const char *nm = pn.s;
-        if (idx >= 0) snprintf(c->err->msg, sizeof c->err->msg, "op %d (%s): %.360s", idx, nm, what);
-        else snprintf(c->err->msg, sizeof c->err->msg, "%s: %.360s", nm, what);
+/* The index of c->op in its subgraph, or -1. */
+static int32_t ctx_op_index(const lg_infer_ctx *c) {
+    if (!c->op || !c->m) return -1;
+    for (uint32_t s = 0; s < c->m->n_subgraphs; s++) {
+        const lg_subgraph *sg = &c->m->subgraphs[s];
+        if (sg->n_ops && c->op >= sg->ops && c->op < sg->ops + sg->n_ops)
+            return (int32_t)(c->op - sg->ops);
     }
+    return -1;
+}
+
+/* "op 3 (CONV_2D): what", or "CONV_2D: what" for an op outside the model, through the one
+   formatting core (util/status.c); err->op is the op's index (-1 outside). */
+lg_status lgo_fail(const lg_infer_ctx *c, const char *fmt, ...) {
+    if (!c->err) return LG_ERR_INVALID_ARG;
+    int32_t idx = ctx_op_index(c);
+    va_list ap;
+    va_start(ap, fmt);
+    lgi_failv(c->err, LG_ERR_INVALID_ARG, LGI_KEEP, idx, LGI_KEEP, fmt, ap);
+    va_end(ap);
+    c->err->msg[360] = 0; /* the reason keeps its first 360 characters */
+    lgi_pname pn = lgi_printable(c->name);
+    if (idx >= 0) lgi_error_prefix(c->err, "op %d (%s): ", idx, pn.s);
+    else lgi_error_prefix(c->err, "%s: ", pn.s);
     return LG_ERR_INVALID_ARG;
 }
 
@@ -254,6 +256,19 @@ int32_t lgo_window_out(int32_t in, int32_t k, int32_t stride, int32_t dilation, 
 
 /* ------------------------------------------------------------------ lg_op_infer */
 
+/* "2", "1 to 3" or "at least 1": an arity range for a message. */
+static const char *arity_text(uint32_t min, uint32_t max, char *buf, size_t size) {
+    if (max == LG_ARITY_ANY) snprintf(buf, size, "at least %u", min);
+    else if (min == max) snprintf(buf, size, "%u", min);
+    else snprintf(buf, size, "%u to %u", min, max);
+    return buf;
+}
+
+static bool arity_ok(uint32_t n, uint32_t min, uint32_t max) {
+    return n >= min && (max == LG_ARITY_ANY || n <= max);
+}
+
+
 /* Options for an infer function: the op's own when they are of the table's kind, else the
    schema's defaults in buf (which must hold any options struct). */
 static lg_status infer_opts(const lg_model *m, const lg_op *op, const lg_op_info *e, void *buf,
@@ -297,8 +312,7 @@ lg_status lg_op_infer(const lg_model *m, uint32_t sgi, uint32_t opi, const lg_sh
     }
     const lg_op_info *e = lg_op_info_of(m, op);
     if (!e || !e->infer) return LG_OK;
-    if (op->n_inputs < e->min_in || (e->max_in != LG_ARITY_ANY && op->n_inputs > e->max_in) ||
-        op->n_outputs < e->min_out || (e->max_out != LG_ARITY_ANY && op->n_outputs > e->max_out))
+    if (!arity_ok(op->n_inputs, e->min_in, e->max_in) || !arity_ok(op->n_outputs, e->min_out, e->max_out))
         return lgi_fail(err, LG_ERR_INVALID_ARG, "op %u (%s): %u inputs and %u outputs, it takes "
                         "%u..%u and %u..%u", opi, lgi_printable(lg_op_name(m, op)).s, op->n_inputs, op->n_outputs,
                         e->min_in, e->max_in, e->min_out, e->max_out);
@@ -412,27 +426,20 @@ static lg_status check_arity(const lg_model *m, uint32_t s, uint32_t i, const lg
                              const lg_op_info *e, lg_error *err) {
     lgi_pname pn = lgi_printable(lg_op_name(m, op));
     const char *nm = pn.s;
-    if (op->n_inputs < e->min_in || (e->max_in != LG_ARITY_ANY && op->n_inputs > e->max_in)) {
-        char want[32];
-        if (e->max_in == LG_ARITY_ANY) snprintf(want, sizeof want, "at least %u", e->min_in);
-        else if (e->min_in == e->max_in) snprintf(want, sizeof want, "%u", e->min_in);
-        else snprintf(want, sizeof want, "%u to %u", e->min_in, e->max_in);
-        return lgi_fail(err, LG_ERR_INVALID_ARG, "subgraph %u op %u (%s): %u inputs, it takes %s",
-                        s, i, nm, op->n_inputs, want);
-    }
-    if (op->n_outputs < e->min_out || (e->max_out != LG_ARITY_ANY && op->n_outputs > e->max_out)) {
-        char want[32];
-        if (e->max_out == LG_ARITY_ANY) snprintf(want, sizeof want, "at least %u", e->min_out);
-        else if (e->min_out == e->max_out) snprintf(want, sizeof want, "%u", e->min_out);
-        else snprintf(want, sizeof want, "%u to %u", e->min_out, e->max_out);
-        return lgi_fail(err, LG_ERR_INVALID_ARG, "subgraph %u op %u (%s): %u outputs, it takes %s",
-                        s, i, nm, op->n_outputs, want);
-    }
+    char want[32];
+    if (!arity_ok(op->n_inputs, e->min_in, e->max_in))
+        return lgi_fail_at(err, LG_ERR_INVALID_ARG, (int32_t)s, (int32_t)i, LGI_KEEP,
+                           "subgraph %u op %u (%s): %u inputs, it takes %s", s, i, nm,
+                           op->n_inputs, arity_text(e->min_in, e->max_in, want, sizeof want));
+    if (!arity_ok(op->n_outputs, e->min_out, e->max_out))
+        return lgi_fail_at(err, LG_ERR_INVALID_ARG, (int32_t)s, (int32_t)i, LGI_KEEP,
+                           "subgraph %u op %u (%s): %u outputs, it takes %s", s, i, nm,
+                           op->n_outputs, arity_text(e->min_out, e->max_out, want, sizeof want));
     for (uint32_t k = 0; k < op->n_inputs && k < 32; k++)
         if (op->inputs[k] < 0 && !(e->optional_in & (1u << k)))
-            return lgi_fail(err, LG_ERR_INVALID_ARG,
-                            "subgraph %u op %u (%s): input %u is absent (-1) but is not optional",
-                            s, i, nm, k);
+            return lgi_fail_at(err, LG_ERR_INVALID_ARG, (int32_t)s, (int32_t)i, LGI_KEEP,
+                               "subgraph %u op %u (%s): input %u is absent (-1) but is not "
+                               "optional", s, i, nm, k);
     return LG_OK;
 }
 
@@ -444,18 +451,8 @@ static lg_status check_shapes(const lg_model *m, uint32_t s, uint32_t i, const l
     if (op->n_outputs > MAX_IO) return LG_OK;
     lg_error e2;
     lg_status st = lg_op_infer(m, s, i, NULL, LG_INFER_SIGNATURE, outs, types, MAX_IO, &e2);
-    if (st != LG_OK) {
-        if (err) {
-            *err = e2;
-            char tmp[sizeof e2.msg];
-            memcpy(tmp, e2.msg, sizeof tmp);
-            tmp[sizeof tmp - 24] = 0; /* room for the prefix */
-            snprintf(err->msg, sizeof err->msg, "subgraph %u %.480s", s, tmp);
-            err->subgraph = (int32_t)s;
-            err->op = (int32_t)i;
-        }
-        return st;
-    }
+    if (st != LG_OK)
+        return lgi_fail_at(err, st, (int32_t)s, (int32_t)i, e2.tensor, "subgraph %u %.480s", s, e2.msg);
     for (uint32_t o = 0; o < op->n_outputs; o++) {
         int32_t ti = op->outputs[o];
         if (ti < 0 || (uint32_t)ti >= sg->n_tensors) continue;
@@ -463,25 +460,20 @@ static lg_status check_shapes(const lg_model *m, uint32_t s, uint32_t i, const l
         lg_shape stored = lg_shape_of_tensor(t, true);
         if (!lg_shape_compatible(&stored, &outs[o])) {
             char a[128], b[128];
-            lg_status r = lgi_fail(err, LG_ERR_INVALID_ARG,
-                                   "subgraph %u op %u (%s): output %u (tensor %d \"%s\") is "
-                                   "stored as %s but its inputs give %s",
-                                   s, i, lgi_printable(lg_op_name(m, op)).s, o, ti,
-                                   lgi_printable(t->name).s,
-                                   lg_shape_str(&stored, a, sizeof a),
-                                   lg_shape_str(&outs[o], b, sizeof b));
-            if (err) { err->subgraph = (int32_t)s; err->op = (int32_t)i; err->tensor = ti; }
-            return r;
+            return lgi_fail_at(err, LG_ERR_INVALID_ARG, (int32_t)s, (int32_t)i, ti,
+                               "subgraph %u op %u (%s): output %u (tensor %d \"%s\") is "
+                               "stored as %s but its inputs give %s",
+                               s, i, lgi_printable(lg_op_name(m, op)).s, o, ti,
+                               lgi_printable(t->name).s, lg_shape_str(&stored, a, sizeof a),
+                               lg_shape_str(&outs[o], b, sizeof b));
         }
         if (types[o] >= 0 && types[o] != t->type) {
-            lg_status r = lgi_fail(err, LG_ERR_INVALID_ARG,
-                                   "subgraph %u op %u (%s): output %u (tensor %d \"%s\") is "
-                                   "stored as %s but the op gives %s",
-                                   s, i, lgi_printable(lg_op_name(m, op)).s, o, ti,
-                                   lgi_printable(t->name).s,
-                                   lg_dtype_name(t->type), lg_dtype_name(types[o]));
-            if (err) { err->subgraph = (int32_t)s; err->op = (int32_t)i; err->tensor = ti; }
-            return r;
+            return lgi_fail_at(err, LG_ERR_INVALID_ARG, (int32_t)s, (int32_t)i, ti,
+                               "subgraph %u op %u (%s): output %u (tensor %d \"%s\") is "
+                               "stored as %s but the op gives %s",
+                               s, i, lgi_printable(lg_op_name(m, op)).s, o, ti,
+                               lgi_printable(t->name).s, lg_dtype_name(t->type),
+                               lg_dtype_name(types[o]));
         }
     }
     return LG_OK;
@@ -498,18 +490,14 @@ lg_status lg_model_validate_ops(const lg_model *m, lg_error *err) {
             if (!e) continue; /* an op litegpu does not know: nothing to hold it to */
             if (op->opts_kind != LG_OPTS_NONE && op->opts_kind != e->opts_kind) {
                 const char *have = lg_opts_name(op->opts_kind), *want = lg_opts_name(e->opts_kind);
-                lgi_fail(err, LG_ERR_INVALID_ARG, "subgraph %u op %u (%s): carries %s, it takes %s",
-                         s, i, lgi_printable(lg_op_name(m, op)).s, have ? have : "unknown options",
-                         want ? want : "no options");
-                if (err) { err->subgraph = (int32_t)s; err->op = (int32_t)i; }
-                return LG_ERR_INVALID_ARG;
+                return lgi_fail_at(err, LG_ERR_INVALID_ARG, (int32_t)s, (int32_t)i, LGI_KEEP,
+                                   "subgraph %u op %u (%s): carries %s, it takes %s", s, i,
+                                   lgi_printable(lg_op_name(m, op)).s,
+                                   have ? have : "unknown options", want ? want : "no options");
             }
-            lg_status st = check_arity(m, s, i, op, e, err);
-            if (st == LG_OK) st = check_shapes(m, s, i, op, err);
-            if (st != LG_OK) {
-                if (err) { err->subgraph = (int32_t)s; err->op = (int32_t)i; }
-                return st;
-            }
+            /* both name the subgraph and the op in err */
+            LG_TRY(check_arity(m, s, i, op, e, err));
+            LG_TRY(check_shapes(m, s, i, op, err));
         }
     }
     return LG_OK;

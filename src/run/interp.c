@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lg/graph.h"
 #include "lg/ops.h"
 #include "run/kernel.h"
 #include "run/memplan.h"
@@ -28,6 +29,7 @@ struct lg_interp {
     uint64_t scratch_bytes;
     lg_mem_plan plan;
     int32_t *peak_list;
+    lg_graph *g;              /* the subgraph's index, during create only */
     int invoked;
 };
 
@@ -61,7 +63,7 @@ static lg_status plan_memory(lg_interp *it, lg_error *err) {
         size[i] = it->t[i].nbytes;
         skip[i] = it->t[i].is_const;
     }
-    lgk_mp_lifetimes(sg, skip, it->opt.keep_all, first, last);
+    lgk_mp_lifetimes(sg, it->g, skip, it->opt.keep_all, first, last);
     lgk_mp_result r;
     lg_status st = LG_OK;
     it->peak_list = lgi_arena_alloc(&it->arena, cnt * sizeof(int32_t));
@@ -228,6 +230,12 @@ static lg_status check_prepared_shapes(lg_interp *it, lgk_node *n, lg_error *err
     return LG_OK;
 }
 
+/* Tensor t exists before op i runs: a graph input, a variable, or an earlier op's output. */
+static int available_before(const lg_interp *it, int32_t t, uint32_t i) {
+    int32_t p = lg_graph_producer(it->g, t);
+    return lg_graph_is_input(it->g, t) || it->sg->tensors[t].is_variable || (p >= 0 && p < (int32_t)i);
+}
+
 lg_status lg_interp_create(const lg_model *m, const lg_run_options *opt, lg_interp **out, lg_error *err) {
     lgi_error_clear(err);
     if (!m || !out) return lgi_fail(err, LG_ERR_INVALID_ARG, "lg_interp_create: NULL argument");
@@ -265,10 +273,7 @@ lg_status lg_interp_create(const lg_model *m, const lg_run_options *opt, lg_inte
     if (!it->t || !it->nodes) { st = lgi_fail(err, LG_ERR_NOMEM, "out of memory"); goto fail; }
     for (uint32_t i = 0; i < sg->n_tensors; i++)
         if ((st = setup_tensor(it, i, err)) != LG_OK) goto fail;
-    uint8_t *produced = lgi_arena_alloc(&it->arena, sg->n_tensors ? sg->n_tensors : 1);
-    if (!produced) { st = lgi_fail(err, LG_ERR_NOMEM, "out of memory"); goto fail; }
-    for (uint32_t k = 0; k < sg->n_inputs; k++) produced[sg->inputs[k]] = 1;
-    for (uint32_t i = 0; i < sg->n_tensors; i++) produced[i] |= sg->tensors[i].is_variable;
+    if ((st = lg_graph_build(m, o.subgraph, &it->g, err)) != LG_OK) goto fail;
 
     for (uint32_t i = 0; i < sg->n_ops; i++) {
         const lg_op *op = &sg->ops[i];
@@ -288,14 +293,13 @@ lg_status lg_interp_create(const lg_model *m, const lg_run_options *opt, lg_inte
         if (!n->in || !n->out) { st = lgi_fail(err, LG_ERR_NOMEM, "out of memory"); goto fail; }
         for (uint32_t k = 0; k < n->n_in; k++) n->in[k] = op->inputs[k] >= 0 ? &it->t[op->inputs[k]] : NULL;
         for (uint32_t k = 0; k < n->n_in; k++) {
-            if (!n->in[k] || n->in[k]->is_const || produced[op->inputs[k]]) continue;
+            if (!n->in[k] || n->in[k]->is_const || available_before(it, op->inputs[k], i)) continue;
             st = lgi_fail_at(err, LG_ERR_FORMAT, LGI_KEEP, (int32_t)i, LGI_KEEP,
                              "op %u (%s): input %u reads tensor %d \"%s\", which no op produces and "
                              "which is neither a graph input nor a constant", i, lg_op_name(m, op), k,
                              op->inputs[k], sg->tensors[op->inputs[k]].name ? sg->tensors[op->inputs[k]].name : "");
             goto fail;
         }
-        for (uint32_t k = 0; k < op->n_outputs; k++) produced[op->outputs[k]] = 1;
         for (uint32_t k = 0; k < n->n_out; k++) n->out[k] = &it->t[op->outputs[k]];
         const char *custom = n->code == LG_OP_CUSTOM ? m->opcodes[op->opcode_index].custom_code : NULL;
         const lgk_kernel *k = lgk_find(n->code, custom);
@@ -348,6 +352,8 @@ lg_status lg_interp_create(const lg_model *m, const lg_run_options *opt, lg_inte
     }
     for (uint32_t i = 0; i < sg->n_ops; i++)
         if (!it->nodes[i].folded) it->nodes[i].scratch = it->scratch;
+    lg_graph_free(it->g);
+    it->g = NULL;
     *out = it;
     return LG_OK;
 fail:
@@ -357,6 +363,7 @@ fail:
 
 void lg_interp_free(lg_interp *it) {
     if (!it) return;
+    lg_graph_free(it->g);
     lgk_pool_free(it->ctx.pool);
     lgi_arena_free(&it->arena);
     if (it->act) it->alloc(it->alloc_ud, it->act, it->act_alloc, 0);

@@ -106,12 +106,6 @@ LG_INTERNAL void lgk_cv_gemm_c4(int64_t M, int64_t N, int64_t K, const float *A,
 static inline int lgk_cv_use_c4(int64_t n, int gemm_path) {
     return n < 8 || (gemm_path && n % 8 != 0 && n % 8 != 7);
 }
-/* The old names of two simd.h functions, kept for the unit tests (test_k_conv.c,
-   test_k_reduce.c); new code calls lgk_simd_override / lgk_simd_round_half. */
-static inline void lgk_cv_simd_override(int level) { lgk_simd_override(level); }
-static inline int lgk_cv_round_half(float *p, int64_t n, int variant) {
-    return lgk_simd_round_half(p, n, variant);
-}
 
 /* im2col of output pixels [p0, p0+mt) (flattened batch * out_h * out_w) into col
    [mt][kh*kw*fic], channels [c0, c0+fic) of each input pixel; zeros where padded. */

@@ -4,28 +4,20 @@
 
 #include "run/memplan.h"
 
-void lgk_mp_lifetimes(const lg_subgraph *sg, const uint8_t *skip, int keep_all, int32_t *first,
-                      int32_t *last) {
-    uint32_t nt = sg->n_tensors, no = sg->n_ops;
-    for (uint32_t i = 0; i < nt; i++) { first[i] = LGK_MP_NONE; last[i] = -1; }
-    for (uint32_t k = 0; k < sg->n_inputs; k++) { first[sg->inputs[k]] = -1; last[sg->inputs[k]] = -1; }
-    for (uint32_t i = 0; i < no; i++) {
-        const lg_op *op = &sg->ops[i];
-        for (uint32_t k = 0; k < op->n_outputs; k++) {
-            int32_t t = op->outputs[k];
-            if (t >= 0 && first[t] == LGK_MP_NONE) first[t] = (int32_t)i;
-        }
-        for (uint32_t k = 0; k < op->n_inputs; k++) {
-            int32_t t = op->inputs[k];
-            if (t >= 0 && (int32_t)i > last[t]) last[t] = (int32_t)i;
-        }
-    }
-    for (uint32_t k = 0; k < sg->n_outputs; k++) last[sg->outputs[k]] = (int32_t)no;
+void lgk_mp_lifetimes(const lg_subgraph *sg, const lg_graph *g, const uint8_t *skip, int keep_all,
+                      int32_t *first, int32_t *last) {
+    uint32_t nt = sg->n_tensors;
+    int32_t no = (int32_t)sg->n_ops;
     for (uint32_t i = 0; i < nt; i++) {
+        int32_t t = (int32_t)i, p = lg_graph_producer(g, t);
+        uint32_t n_uses;
+        const lg_use *u = lg_graph_uses(g, t, &n_uses);
+        first[i] = lg_graph_is_input(g, t) ? -1 : p >= 0 ? p : LGK_MP_NONE;
+        last[i] = lg_graph_is_output(g, t) ? no : n_uses ? u[n_uses - 1].op : -1; /* uses sorted by op */
         if (skip[i] || first[i] == LGK_MP_NONE) { first[i] = LGK_MP_NONE; continue; }
-        if (sg->tensors[i].is_variable) { first[i] = -1; last[i] = (int32_t)no; }
+        if (sg->tensors[i].is_variable) { first[i] = -1; last[i] = no; }
         if (last[i] < first[i]) last[i] = first[i]; /* written, never read */
-        if (keep_all) { first[i] = -1; last[i] = (int32_t)no; }
+        if (keep_all) { first[i] = -1; last[i] = no; }
     }
 }
 

@@ -6,17 +6,18 @@
 #define LGI_RUN_MEMPLAN_H
 
 #include "internal.h"
+#include "lg/graph.h"
 
 /* first[i] of a tensor that gets no arena memory (a constant, or nothing writes it). */
 #define LGK_MP_NONE INT32_MAX
 
-/* Lifetimes over the ops of sg, as op indices [first[i], last[i]]: first = the op that writes
+/* Lifetimes over the ops of sg (g: its graph index, lg_graph_build), as op indices [first[i], last[i]]: first = the op that writes
    the tensor first, -1 for graph inputs and variables (they exist before op 0); last = the
    last op that reads it, n_ops for graph outputs and variables (they outlive the run), at
    least first. skip[i] != 0 (a constant) or a tensor no op writes: first[i] = LGK_MP_NONE.
    keep_all: every placed tensor lives over the whole run ([-1, n_ops], no reuse). */
-LG_INTERNAL void lgk_mp_lifetimes(const lg_subgraph *sg, const uint8_t *skip, int keep_all,
-                                  int32_t *first, int32_t *last);
+LG_INTERNAL void lgk_mp_lifetimes(const lg_subgraph *sg, const lg_graph *g, const uint8_t *skip,
+                                  int keep_all, int32_t *first, int32_t *last);
 
 typedef struct lgk_mp_result {
     uint64_t arena_bytes;     /* size of the arena */

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `litegpu check` end to end on small models written with the builder API
-# (tests/tools/make_check_models.c, compiled here against build/liblitegpu.a):
+# (tests/tools/make_check_models.c and the shared test-model library tests/models/rule_models*.c,
+# compiled here against build/liblitegpu.a):
 #  - exit codes: 0 ready (warnings allowed), 1 blocked, 2 missing/empty/corrupt file or bad usage;
 #  - --json parses and carries the stable fields (rule, severity, target, op, op_name, tensors,
 #    reason, fix, source_kind, source; summary.ops/gpu_ops/blockers/warnings), consistent
@@ -27,7 +28,8 @@ if [ ! -x "$LG" ] || [ ! -f build/liblitegpu.a ]; then
     finish
 fi
 if ! "$CC" -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -Iinclude -Isrc \
-        -o "$T/make_check_models" tests/tools/make_check_models.c build/liblitegpu.a -lm 2>"$T/cc.err"; then
+        -o "$T/make_check_models" tests/tools/make_check_models.c tests/models/rule_models*.c \
+        build/liblitegpu.a -lm 2>"$T/cc.err"; then
     bad "compile make_check_models" "$(head -c 600 "$T/cc.err")"
     finish
 fi

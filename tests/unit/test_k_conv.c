@@ -13,6 +13,7 @@
 #include "lg/lg.h"
 #include "lg/run.h"
 #include "run/k_conv.h"
+#include "run/simd.h"
 #include "kt.h"
 #include "tf.h"
 #include "util/half.h"
@@ -117,9 +118,9 @@ static void both_paths(void (*fn)(void)) {
     g_threads = 3;
     fn();
     g_threads = 1;
-    lgk_cv_simd_override(0);
+    lgk_simd_override(0);
     fn();
-    lgk_cv_simd_override(-1);
+    lgk_simd_override(-1);
 }
 
 /* ================================================================== CONV_2D */
@@ -1426,14 +1427,14 @@ LG_TEST(k_conv_round_half_bit_exact) {
     int variants_seen = 0;
     for (int variant = 1; variant <= 2; variant++) {
         memcpy(b, a, (size_t)n * 4);
-        int used = lgk_cv_round_half(b, n, variant);
+        int used = lgk_simd_round_half(b, n, variant);
         if (used != variant) continue; /* no F16C on this CPU */
         variants_seen++;
         for (int64_t i = 0; i < n; i++) c[i] = lg_round_half(a[i]);
         check_bits(variant == 1 ? "round half (portable)" : "round half (F16C)", b, c, n);
         /* odd lengths use the tail path */
         memcpy(b, a, 7 * 4);
-        lgk_cv_round_half(b, 7, variant);
+        lgk_simd_round_half(b, 7, variant);
         check_bits("round half tail", b, c, 7);
         /* stride through every bit pattern */
         uint32_t u = 0;
@@ -1441,7 +1442,7 @@ LG_TEST(k_conv_round_half_bit_exact) {
             int64_t m = 0;
             for (; m < N * 6 && u <= 0xffffffffu - 4099u; m++, u += 4099u) memcpy(&a[m], &u, 4);
             memcpy(b, a, (size_t)m * 4);
-            lgk_cv_round_half(b, m, variant);
+            lgk_simd_round_half(b, m, variant);
             for (int64_t i = 0; i < m; i++) c[i] = lg_round_half(a[i]);
             check_bits("round half sweep", b, c, m);
             if (m < N * 6) break;

@@ -13,6 +13,7 @@
 #include "lg/lg.h"
 #include "lg/run.h"
 #include "run/k_conv.h"
+#include "run/simd.h"
 #include "kt.h"
 #include "tf.h"
 #include "util/half.h"
@@ -1073,9 +1074,9 @@ static void bilinear_f16_pass(void) {
 
 LG_TEST(k_reduce_resize_bilinear_f16_bits) {
     bilinear_f16_pass();   /* the best vector code for this CPU (F16C) */
-    lgk_cv_simd_override(0);
+    lgk_simd_override(0);
     bilinear_f16_pass();   /* the portable 4-lane code with software rounding */
-    lgk_cv_simd_override(-1);
+    lgk_simd_override(-1);
 }
 
 LG_TEST(k_reduce_resize_bilinear_corpus_models) {

@@ -207,7 +207,10 @@ LG_TEST(memplan_lifetimes) {
     CHECK_EQ_INT(sg->n_tensors, 4);
     int32_t first[4], last[4];
     uint8_t skip[4] = {0, 0, 0, 0};
-    lgk_mp_lifetimes(sg, skip, 0, first, last);
+    lg_graph *g = NULL;
+    CHECK_OK(lg_graph_build(m, 0, &g, &err), &err);
+    if (!g) { lg_model_free(m); return; }
+    lgk_mp_lifetimes(sg, g, skip, 0, first, last);
     CHECK_EQ_INT(first[x], -1);
     CHECK_EQ_INT(last[x], 1);
     CHECK_EQ_INT(first[a], 0);
@@ -217,22 +220,23 @@ LG_TEST(memplan_lifetimes) {
     CHECK_EQ_INT(first[u], LGK_MP_NONE);
     /* a variable that op0 writes lives over the whole run */
     m->subgraphs[0].tensors[a].is_variable = true;
-    lgk_mp_lifetimes(sg, skip, 0, first, last);
+    lgk_mp_lifetimes(sg, g, skip, 0, first, last);
     CHECK_EQ_INT(first[a], -1);
     CHECK_EQ_INT(last[a], 2);
     m->subgraphs[0].tensors[a].is_variable = false;
     /* skipped (constant): not placed, the near miss of a */
     skip[a] = 1;
-    lgk_mp_lifetimes(sg, skip, 0, first, last);
+    lgk_mp_lifetimes(sg, g, skip, 0, first, last);
     CHECK_EQ_INT(first[a], LGK_MP_NONE);
     CHECK_EQ_INT(first[y], 1);
     /* keep_all: every placed tensor [-1, n_ops]; u still not placed */
     skip[a] = 0;
-    lgk_mp_lifetimes(sg, skip, 1, first, last);
+    lgk_mp_lifetimes(sg, g, skip, 1, first, last);
     CHECK_EQ_INT(first[a], -1);
     CHECK_EQ_INT(last[a], 2);
     CHECK_EQ_INT(first[x], -1);
     CHECK_EQ_INT(last[x], 2);
     CHECK_EQ_INT(first[u], LGK_MP_NONE);
+    lg_graph_free(g);
     lg_model_free(m);
 }
