@@ -112,7 +112,7 @@ void lg_judge(const lg_metrics *m, const lg_judge_options *opt, lg_verdict *v) {
         if (s > v->severity) {
             v->severity = s;
             if (s > 1)
-                snprintf(v->why, sizeof v->why, "correlation %.6f < %g", m->pearson, o.corr);
+                snprintf(v->why, sizeof v->why, "correlation %.9g < %.9g", m->pearson, o.corr);
         }
     }
     if (o.max_rel > 0 && !isnan(m->max_rel)) {
@@ -120,7 +120,7 @@ void lg_judge(const lg_metrics *m, const lg_judge_options *opt, lg_verdict *v) {
         if (s > v->severity) {
             v->severity = s;
             if (s > 1)
-                snprintf(v->why, sizeof v->why, "max relative error %.3g > %g", m->max_rel, o.max_rel);
+                snprintf(v->why, sizeof v->why, "max relative error %.3g > %.9g", m->max_rel, o.max_rel);
         }
     }
     v->pass = !(v->severity > 1);
