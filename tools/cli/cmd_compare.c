@@ -192,7 +192,7 @@ static void precision_text(const char *path, const lg_model *m, const lg_precisi
                : strcmp(src, "half") == 0      ? " (every value 0.5: degenerate for normalizations)"
                                                : "");
     }
-    printf("judge: rms error <= %g x the output's std (its magnitude if constant), scale floor %g", r->judge.tol,
+    printf("judge: rms error <= %g x the output's std (its magnitude if constant), scale floor %.3g", r->judge.tol,
            r->judge.floor);
     if (r->judge.corr > 0) printf(", pearson >= %g", r->judge.corr);
     if (r->judge.max_rel > 0) printf(", max_rel <= %g", r->judge.max_rel);
