@@ -1,4 +1,5 @@
-/* Numeric comparison: metrics, the precision lockstep, the two-model protocol. */
+/* Numeric comparison: the precision lockstep and the two-model protocol (the metrics and the
+ * judging rule are in judge.c). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -6,60 +7,6 @@
 
 #include "internal.h"
 #include "lg/compare.h"
-
-void lg_metrics_compute(const float *ref, const float *test, int64_t n, lg_metrics *o) {
-    memset(o, 0, sizeof *o);
-    o->n = n;
-    double sa = 0, sb = 0, saa = 0, sbb = 0, sab = 0, sdd = 0;
-    int64_t nf = 0;
-    double best_r = -INFINITY, best_t = -INFINITY;
-    o->ref_argmax = o->test_argmax = n ? 0 : -1;
-    for (int64_t i = 0; i < n; i++) {
-        double a = ref[i], b = test[i];
-        if (isnan(a)) o->ref_nan++;
-        else if (isinf(a)) o->ref_inf++;
-        if (isnan(b)) o->test_nan++;
-        else if (isinf(b)) o->test_inf++;
-        if (!isnan(a) && a > best_r) { best_r = a; o->ref_argmax = i; }
-        if (!isnan(b) && b > best_t) { best_t = b; o->test_argmax = i; }
-        if (isfinite(a) && fabs(a) > o->ref_max_abs) o->ref_max_abs = fabs(a);
-        if (isfinite(b) && fabs(b) > o->test_max_abs) o->test_max_abs = fabs(b);
-        if (!isfinite(a) || !isfinite(b)) continue;
-        double d = a - b;
-        if (fabs(d) > o->max_abs) o->max_abs = fabs(d);
-        sa += a; sb += b; saa += a * a; sbb += b * b; sab += a * b; sdd += d * d;
-        nf++;
-    }
-    o->max_rel = o->ref_max_abs > 0 ? o->max_abs / o->ref_max_abs : (o->max_abs > 0 ? INFINITY : 0);
-    o->nmse = saa > 0 ? sdd / saa : (sdd > 0 ? INFINITY : 0);
-    if (saa == 0 && sbb == 0) o->cosine = 1;
-    else if (saa == 0 || sbb == 0) o->cosine = 0;
-    else o->cosine = sab / sqrt(saa * sbb);
-    if (nf == 0) {
-        o->pearson = n ? 0 : 1;
-    } else {
-        /* second pass around the means: stable near-constant data */
-        double ma = sa / (double)nf, mb = sb / (double)nf, va = 0, vb = 0, cov = 0;
-        for (int64_t i = 0; i < n; i++) {
-            double a = ref[i], b = test[i];
-            if (!isfinite(a) || !isfinite(b)) continue;
-            va += (a - ma) * (a - ma);
-            vb += (b - mb) * (b - mb);
-            cov += (a - ma) * (b - mb);
-        }
-        if (va == 0 && vb == 0) o->pearson = sdd == 0 ? 1 : 0;
-        else if (va == 0 || vb == 0) o->pearson = 0;
-        else o->pearson = cov / sqrt(va * vb);
-        if (o->pearson > 1) o->pearson = 1;
-        if (o->pearson < -1) o->pearson = -1;
-    }
-    /* non-finite values where the reference has none: not correlated */
-    if ((o->test_inf + o->test_nan) > (o->ref_inf + o->ref_nan)) {
-        if (o->pearson > 0) o->pearson = 0;
-        if (o->cosine > 0) o->cosine = 0;
-        o->max_abs = o->max_rel = o->nmse = INFINITY; /* an unbounded error, not zero */
-    }
-}
 
 /* ------------------------------------------------------------------ precision lockstep */
 
@@ -112,9 +59,11 @@ lg_status lg_compare_precision(const lg_model *m, const float *const *inputs, co
     lgi_error_clear(err);
     if (!out) return lgi_fail(err, LG_ERR_INVALID_ARG, "lg_compare_precision: NULL argument");
     *out = NULL;
-    lg_compare_options o = {LG_PREC_F16, 0.999, 0, 1};
+    lg_compare_options o = {LG_PREC_F16, 0, 0, 1, 0, 0};
     if (opt) o = *opt;
-    if (o.corr_threshold <= 0) o.corr_threshold = 0.999;
+    lg_judge_options jo = {o.tol > 0 ? o.tol : LG_JUDGE_TOL, o.floor > 0 ? o.floor : LG_JUDGE_FLOOR,
+                           o.corr_threshold > 0 && o.corr_threshold < 1 ? o.corr_threshold : 0,
+                           o.max_rel > 0 ? o.max_rel : 0};
     lg_run_options r1, r2;
     memset(&r1, 0, sizeof r1);
     r1.precision = LG_PREC_F32;
@@ -140,7 +89,8 @@ lg_status lg_compare_precision(const lg_model *m, const float *const *inputs, co
     rep = calloc(1, sizeof *rep);
     if (!rep) { st = lgi_fail(err, LG_ERR_NOMEM, "out of memory"); goto done; }
     rep->precision = o.precision;
-    rep->corr_threshold = o.corr_threshold;
+    rep->corr_threshold = jo.corr;
+    rep->judge = jo;
     rep->first_divergent_op = rep->first_divergent_tensor = -1;
     uint32_t cap = 0;
     for (uint32_t i = 0; i < sg->n_ops; i++) cap += sg->ops[i].n_outputs;
@@ -158,8 +108,8 @@ lg_status lg_compare_precision(const lg_model *m, const float *const *inputs, co
             tc->op = (int32_t)i;
             tc->tensor = va.index;
             tc->name = va.name;
-            lg_metrics_compute(va.data, vb.data, va.numel, &tc->m);
-            int new_nonfinite = nonfinite(&tc->m, 1) > nonfinite(&tc->m, 0);
+            lg_judge_values(va.data, vb.data, va.numel, &jo, &tc->m, &tc->v);
+            int new_nonfinite = tc->v.new_nonfinite;
             /* the origin of an overflow: no non-finite value among the op's float inputs */
             if (new_nonfinite) {
                 int inputs_clean = 1;
@@ -189,33 +139,15 @@ lg_status lg_compare_precision(const lg_model *m, const float *const *inputs, co
                     else if (e->reduced) e->accum_estimate = in_max * in_max * (double)e->reduced;
                 }
             }
-            if (rep->first_divergent_op < 0) {
-                const char *why = NULL;
-                char buf[160];
-                if (new_nonfinite) {
-                    snprintf(buf, sizeof buf, "%lld inf/NaN value(s) appear (f32 max |x| %.6g)",
-                             (long long)(nonfinite(&tc->m, 1) - nonfinite(&tc->m, 0)), tc->m.ref_max_abs);
-                    why = buf;
-                } else if (va.numel >= 8 && tc->m.pearson < o.corr_threshold && tc->m.nmse > 1 - o.corr_threshold) {
-                    snprintf(buf, sizeof buf, "correlation %.6f < %.6g (NMSE %.3g)", tc->m.pearson, o.corr_threshold,
-                             tc->m.nmse);
-                    why = buf;
-                } else if (va.numel < 8 && tc->m.max_rel > (o.max_rel > 0 ? o.max_rel : 1e-2)) {
-                    snprintf(buf, sizeof buf, "max relative error %.3g > %.3g", tc->m.max_rel, o.max_rel);
-                    why = buf;
-                }
-                if (why) {
-                    rep->first_divergent_op = (int32_t)i;
-                    rep->first_divergent_tensor = va.index;
-                    snprintf(rep->first_divergent_why, sizeof rep->first_divergent_why, "%s", why);
-                }
+            if (rep->first_divergent_op < 0 && !tc->v.pass) {
+                rep->first_divergent_op = (int32_t)i;
+                rep->first_divergent_tensor = va.index;
+                snprintf(rep->first_divergent_why, sizeof rep->first_divergent_why, "%s", tc->v.why);
             }
         }
     }
     rep->ok = true;
     rep->worst_output = -1;
-    int worst_bad = 0;
-    double worst_sev = 0;
     for (uint32_t k = 0; k < sg->n_outputs; k++) {
         lg_tensor_view va, vb;
         lg_interp_output(a, k, &va);
@@ -224,23 +156,16 @@ lg_status lg_compare_precision(const lg_model *m, const float *const *inputs, co
         tc->tensor = va.index;
         tc->name = va.name;
         tc->op = -1;
-        if (va.type != LG_FLOAT32 || !va.data || !vb.data) continue;
-        lg_metrics_compute(va.data, vb.data, va.numel, &tc->m);
-        int bad = nonfinite(&tc->m, 1) > nonfinite(&tc->m, 0) ||
-                  (va.numel >= 8 && tc->m.pearson < o.corr_threshold && tc->m.nmse > 1 - o.corr_threshold) ||
-                  (va.numel < 8 && tc->m.max_rel > (o.max_rel > 0 ? o.max_rel : 1e-2)) ||
-                  (o.max_rel > 0 && tc->m.max_rel > o.max_rel);
-        if (bad) rep->ok = false;
-        /* the worst output: a failing one before a passing one, then the one furthest from the
-           test it is judged by (a correlation means nothing on fewer than 8 values: a single
-           value that moved by 1e-4 has "correlation" 0) */
-        double sev = va.numel >= 8 ? 1 - tc->m.pearson : tc->m.max_rel;
-        if (nonfinite(&tc->m, 1) > nonfinite(&tc->m, 0)) sev = INFINITY;
-        if (rep->worst_output < 0 || bad > worst_bad || (bad == worst_bad && sev > worst_sev)) {
-            rep->worst_output = (int32_t)k;
-            worst_bad = bad;
-            worst_sev = sev;
+        if (va.type != LG_FLOAT32 || !va.data || !vb.data) {
+            tc->v.pass = true; /* not judged: integer outputs (the interpreter keeps them exact) */
+            continue;
         }
+        lg_judge_values(va.data, vb.data, va.numel, &jo, &tc->m, &tc->v);
+        if (!tc->v.pass) rep->ok = false;
+        if (tc->v.flat_ref) rep->n_flat_outputs++;
+        /* the worst output: the furthest past (or nearest to) its own threshold */
+        if (rep->worst_output < 0 || tc->v.severity > rep->outputs[rep->worst_output].v.severity)
+            rep->worst_output = (int32_t)k;
     }
     *out = rep;
     rep = NULL;
@@ -253,6 +178,14 @@ done:
 }
 
 /* ------------------------------------------------------------------ two models */
+
+/* "float32 [1, 64, 64, 3] \"x\"" for an interface mismatch. */
+static void describe(const lg_tensor_view *v, char *buf, size_t size) {
+    size_t k = (size_t)snprintf(buf, size, "%s [", lg_dtype_name(v->type));
+    for (uint32_t d = 0; d < v->rank && k < size; d++)
+        k += (size_t)snprintf(buf + k, size - k, "%s%lld", d ? ", " : "", (long long)v->shape[d]);
+    if (k < size) snprintf(buf + k, size - k, "]%s%.40s%s", v->name ? " \"" : "", v->name ? v->name : "", v->name ? "\"" : "");
+}
 
 void lg_models_report_free(lg_models_report *r) {
     if (!r) return;
@@ -301,8 +234,11 @@ lg_status lg_compare_models(const lg_model *ma, const lg_model *mb, const float 
         int same = va.type == vb.type && va.rank == vb.rank;
         for (uint32_t d = 0; same && d < va.rank; d++) same = va.shape[d] == vb.shape[d];
         if (!same) {
-            st = lgi_fail(err, LG_ERR_INVALID_ARG, "the models differ in interface: %s %u has a different type or shape",
-                          i < nin ? "input" : "output", i < nin ? i : i - nin);
+            char sa[96], sb[96];
+            describe(&va, sa, sizeof sa);
+            describe(&vb, sb, sizeof sb);
+            st = lgi_fail(err, LG_ERR_INVALID_ARG, "the models differ in interface: %s %u is %s in the first, %s in the second",
+                          i < nin ? "input" : "output", i < nin ? i : i - nin, sa, sb);
             goto done;
         }
         if (i < nin && va.type != LG_FLOAT32) {
@@ -337,7 +273,7 @@ lg_status lg_compare_models(const lg_model *ma, const lg_model *mb, const float 
             lg_tensor_view v;
             lg_interp_input(a, i, &v);
             if (c == 0 && golden && golden[i]) memcpy(bufs[i], golden[i], (size_t)v.nbytes);
-            else if ((st = lg_fill_f32(c == 0 ? "half" : cs->input, bufs[i], v.numel, err)) != LG_OK) goto done;
+            else if ((st = lg_fill_f32(c == 0 ? "pattern" : cs->input, bufs[i], v.numel, err)) != LG_OK) goto done;
             if ((st = lg_interp_set_input(a, i, v.type, bufs[i], v.nbytes, err)) != LG_OK) goto done;
             if ((st = lg_interp_set_input(b, i, v.type, bufs[i], v.nbytes, err)) != LG_OK) goto done;
         }
