@@ -7,8 +7,8 @@
 #  - --json: every verb's report is one object with "verb" (the verb), "model" (the path as
 #    given; null for check --list-rules/--explain and for verify with several models) and
 #    "ok" (true exactly when the exit code is 0); counts are n_* (no "ops"/"blockers"/"id").
-#    run and compare are not in the JSON list yet: their owners apply the same keys (add them
-#    to json_verbs below once they do).
+#    run and compare are not checked here yet: their owners apply the same keys (add their
+#    run_json lines at the end once they do).
 # Env: LG (default build/litegpu).
 set -u
 cd "$(dirname "$0")/../.."
