@@ -78,6 +78,9 @@ typedef struct lg_finding {
 typedef struct lg_partition {
     uint32_t first_op, last_op; /* execution-order span (inclusive) */
     uint32_t n_ops;             /* ops in the partition (folded ops excluded) */
+    uint32_t *ops;              /* those n_ops op indices, ascending (the subset is not a
+                                   contiguous range: first_op..last_op may hold other
+                                   partitions' ops) */
     bool gpu;                   /* a delegated (GPU) subset, else a CPU subset */
     bool delegated;             /* for GPU subsets: chosen by the delegate (classic takes the largest) */
 } lg_partition;

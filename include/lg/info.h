@@ -59,6 +59,12 @@ typedef struct lg_info_dtype_bytes {
     uint64_t bytes;                 /* bytes stored in the buffers */
     uint64_t params;                /* elements of the tensors' (dense) shapes */
     uint32_t n_buffers;
+    /* Of those, the sparse constants (a tensor with sparsity parameters): their stored bytes
+       are the non-zero values plus nothing else (the index vectors live in the flatbuffer's
+       sparsity table), so bytes / element size < params: params counts their dense shape. */
+    uint32_t n_sparse_buffers;
+    uint64_t sparse_bytes;          /* bytes stored for them */
+    uint64_t sparse_params;         /* elements of their dense shapes */
 } lg_info_dtype_bytes;
 
 /* Weights: constant data, i.e. buffers that hold bytes and that a tensor refers to.

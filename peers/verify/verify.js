@@ -26,6 +26,7 @@
 //
 // stdout: ONE JSON line per model, fields always present:
 //   model, precision, fill, ok (false: the harness could not process the model), error,
+//   timed_out (the model took longer than --timeout-ms: error says so),
 //   compiled, compile_error, fully_accelerated (CompiledModel.isFullyAccelerated, as reported),
 //   all_on_gpu (compiled && fully_accelerated && every output on 'webgpu' && nothing rejected &&
 //   no ERROR line && no run_error), output_locations ['webgpu'|'wasm', ...],
@@ -299,7 +300,7 @@ class Session {
 
 function baseResult(opts, model) {
   return {
-    model, precision: opts.precision, fill: opts.fill, ok: false, error: null,
+    model, precision: opts.precision, fill: opts.fill, ok: false, error: null, timed_out: false,
     compiled: false, compile_error: null, fully_accelerated: false, all_on_gpu: false,
     output_locations: [], gpu_ops: null, cpu_ops: null, rejected: [], errors: [],
     not_fully_compiled: false, static_sized_only: false, int64_unsupported: false,
@@ -343,6 +344,7 @@ async function verifyOne(session, state, opts, modelPath, key, dirName) {
       opts.timeoutMs, `model ${path.basename(modelPath)}`);
   } catch (e) {
     res.error = String(e && e.message || e).split('\n')[0];
+    res.timed_out = !!(e && e.timeout);
     res.browser_log = session.browserLog.slice();
     res.model_ms = Date.now() - t0;
     return { res, reload: true };

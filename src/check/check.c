@@ -227,7 +227,7 @@ static lg_status partition(ck *c, const uint8_t *supported, lg_check_report *rep
                     done[i] = 1;
                     remaining--;
                     subset[i] = (int32_t)n_parts;
-                    count++;
+                    if (!c->folded[i]) count++;
                     if (i < first) first = i;
                     if (i > last) last = i;
                 }
@@ -238,9 +238,18 @@ static lg_status partition(ck *c, const uint8_t *supported, lg_check_report *rep
         parts[n_parts].first_op = first;
         parts[n_parts].last_op = last;
         parts[n_parts].n_ops = count;
+        parts[n_parts].ops = NULL;
         parts[n_parts].gpu = kind == 1;
         parts[n_parts].delegated = false;
         n_parts++;
+    }
+    /* each subset's own ops (folded ones apart, as n_ops counts them) */
+    for (uint32_t p = 0; p < n_parts; p++) {
+        parts[p].ops = malloc((parts[p].n_ops ? parts[p].n_ops : 1) * sizeof(uint32_t));
+        if (!parts[p].ops) goto oom;
+        uint32_t k = 0;
+        for (uint32_t i = 0; i < n; i++)
+            if ((uint32_t)subset[i] == p && !c->folded[i]) parts[p].ops[k++] = i;
     }
     /* which GPU subsets the delegate takes */
     int best = -1;
@@ -266,6 +275,7 @@ static lg_status partition(ck *c, const uint8_t *supported, lg_check_report *rep
     return LG_OK;
 oom:
     lgi_model_mfree(c->m, scratch, scratch_bytes);
+    for (uint32_t p = 0; p < n_parts; p++) free(parts[p].ops);
     free(parts);
     return LG_ERR_NOMEM;
 }
@@ -279,32 +289,48 @@ static int32_t last_use(const ck *c, int32_t t) {
 }
 
 /* The split point for a too-large graph: the op boundary near the middle where the fewest
-   tensors cross (produced before, consumed at or after). */
+   tensors cross (produced before, consumed at or after). Folded DEQUANTIZE ops are no ops of
+   the GPU graph: the cut is placed among the other ops (the middle of those, never before
+   the first of them), and a folded op's output is a constant, so it never crosses. */
 static void suggest_split(ck *c, lg_check_report *rep, uint32_t max_ops) {
     const lg_subgraph *sg = c->sg;
     uint32_t n = sg->n_ops;
     if (rep->n_gpu_ops <= max_ops || n < 4) return;
-    uint32_t best = n / 2, best_cross = UINT32_MAX;
-    for (uint32_t cut = n / 4; cut <= 3 * n / 4; cut++) {
-        uint32_t cross = 0;
+    uint32_t *real = lgi_model_malloc(c->m, n * sizeof(uint32_t));
+    if (!real) { c->oom = LG_ERR_NOMEM; return; }
+    uint32_t r = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (!c->folded[i]) real[r++] = i;
+    /* candidate cuts: before real[k], k in [max(1, r/4), 3r/4], ties to the nearest to r/2 */
+    uint32_t best = 0, best_k = 0, best_cross = UINT32_MAX;
+    bool found = false;
+    for (uint32_t k = r / 4 ? r / 4 : 1; k < r && k <= 3 * r / 4; k++) {
+        uint32_t cut = real[k], cross = 0;
         for (uint32_t t = 0; t < sg->n_tensors; t++) {
             int32_t p = lgc_producer(c, (int32_t)t);
             if (c->is_const[t] && p < 0) continue;
+            if (p >= 0 && c->folded[p]) continue;
             if (p < (int32_t)cut && last_use(c, (int32_t)t) >= (int32_t)cut) cross++;
         }
-        uint32_t dist = cut > n / 2 ? cut - n / 2 : n / 2 - cut;
-        uint32_t bdist = best > n / 2 ? best - n / 2 : n / 2 - best;
-        if (cross < best_cross || (cross == best_cross && dist < bdist)) {
+        uint32_t dist = k > r / 2 ? k - r / 2 : r / 2 - k;
+        uint32_t bdist = best_k > r / 2 ? best_k - r / 2 : r / 2 - best_k;
+        if (!found || cross < best_cross || (cross == best_cross && dist < bdist)) {
             best_cross = cross;
             best = cut;
+            best_k = k;
+            found = true;
         }
     }
+    lgi_model_mfree(c->m, real, n * sizeof(uint32_t));
     char fix[200];
-    snprintf(fix, sizeof fix, "split the graph before op %u (%s): %u tensor(s) cross there; run the two "
-             "parts as two models", best, lg_op_name(c->m, &sg->ops[best]), best_cross);
+    if (found)
+        snprintf(fix, sizeof fix, "split the graph before op %u (%s): %u tensor(s) cross there; run the two "
+                 "parts as two models", best, lg_op_name(c->m, &sg->ops[best]), best_cross);
+    else
+        snprintf(fix, sizeof fix, "split the graph in two and run the parts as two models");
     lgc_add(c, R_GRAPH_SIZE, NULL, fix, "%u ops would be delegated (more than %u); whole-graph shader "
         "compilation may fail on Mali", rep->n_gpu_ops, max_ops);
-    if (c->n_f) c->f[c->n_f - 1].op = (int32_t)best;
+    if (c->n_f && found) c->f[c->n_f - 1].op = (int32_t)best;
 }
 
 /* ------------------------------------------------------------------ driver */
@@ -319,6 +345,7 @@ static int cmp_finding(const void *a, const void *b) {
 void lg_check_report_free(lg_check_report *r) {
     if (!r) return;
     free(r->findings);
+    for (uint32_t p = 0; r->partitions && p < r->n_partitions; p++) free(r->partitions[p].ops);
     free(r->partitions);
     free(r->op_place);
     free(r);

@@ -165,11 +165,12 @@ static void io_fill(build *b, const lg_subgraph *sg, const int32_t *ids, uint32_
    over-state both the file's weight bytes and the model's parameters (deduplicated
    weights, e.g. tied embeddings, are one set of parameters). Buffers no tensor refers to
    (metadata, unused) are not weights. Sparse constants count their stored bytes and the
-   elements of their dense shape. */
+   elements of their dense shape, and are also counted apart (sparse_bytes, sparse_params)
+   so that bytes and params can be told apart. */
 static void weights(build *b, const lg_model *m, lg_info_weights *w, int *nomem) {
     uint8_t *claimed = alloc_array(&b->tmp, m->n_buffers, 1, nomem);
-    uint64_t bytes[256] = {0}, params[256] = {0};
-    uint32_t nbuf[256] = {0};
+    uint64_t bytes[256] = {0}, params[256] = {0}, sp_bytes[256] = {0}, sp_params[256] = {0};
+    uint32_t nbuf[256] = {0}, sp_nbuf[256] = {0};
     if (*nomem) return;
     for (uint32_t s = 0; s < m->n_subgraphs; s++) {
         const lg_subgraph *sg = &m->subgraphs[s];
@@ -183,6 +184,11 @@ static void weights(build *b, const lg_model *m, lg_info_weights *w, int *nomem)
             bytes[k] += buf->size;
             params[k] += numel > 0 ? (uint64_t)numel : 0;
             nbuf[k]++;
+            if (t->sparsity) {
+                sp_bytes[k] += buf->size;
+                sp_params[k] += numel > 0 ? (uint64_t)numel : 0;
+                sp_nbuf[k]++;
+            }
         }
     }
     uint32_t n = 0;
@@ -198,6 +204,9 @@ static void weights(build *b, const lg_model *m, lg_info_weights *w, int *nomem)
         e->bytes = bytes[k];
         e->params = params[k];
         e->n_buffers = nbuf[k];
+        e->n_sparse_buffers = sp_nbuf[k];
+        e->sparse_bytes = sp_bytes[k];
+        e->sparse_params = sp_params[k];
         w->bytes += bytes[k];
         w->params += params[k];
         w->n_buffers += nbuf[k];

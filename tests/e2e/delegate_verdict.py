@@ -20,7 +20,7 @@ DOCUMENTED_TSV  tests/e2e/check_vs_webgpu.tsv: the known differences, one per mo
 "Fully on the GPU" is judged exactly as tools/cli/cmd_verify.c judges it: compiled, and
 isFullyAccelerated, and every output on 'webgpu', and no log line saying "not supported",
 "Not supported", "must be less than" or "static-sized", and nothing rejected, and no op on the
-CPU. check's verdict is the report's "ready".
+CPU. check's verdict is the report's "ok" (true exactly when READY).
 
 Prints one PASS/FAIL line per model (and per table-level check), then
 "agreement: A of J judged models (P%), D documented differences" and exits 1 on any FAIL.
@@ -153,11 +153,11 @@ def main():
                 say(False, '%s: a model TFLite refuses, but litegpu check exit %s (expected 2)' % (
                     file, c[1] if c else '?'))
                 continue
-            rep = {'ready': False, 'findings': []}
+            rep = {'ok': False, 'findings': []}
         elif rep is None or c[1] not in ('0', '1'):
             say(False, '%s: litegpu check failed (exit %s)' % (file, c[1] if c else '?'))
             continue
-        ready = bool(rep.get('ready'))
+        ready = bool(rep.get('ok'))  # check's --json: ok is true exactly when READY
         rules = sorted({x['rule'] for x in rep.get('findings', [])})
         blockers = sorted({x['rule'] for x in rep.get('findings', []) if x.get('severity') == 'blocker'})
         if kind == 'invalid':

@@ -6,7 +6,8 @@
       this script counts) compared field by field with ours: file size and sha256 (hashlib),
       schema version, description, per subgraph the op counts by builtin name, custom ops,
       tensor count, max rank, inputs and outputs (name, dtype, shape, shape_signature), and
-      the constant bytes / params by dtype, metadata names and sizes.
+      the constant bytes / params by dtype (and of the sparse constants among them: count,
+      stored bytes, dense params), metadata names and sizes; verb, model and ok.
 
   info_census.py expect OURS.json NAME FACT...
       Facts stated in corpus.md, each FACT one of:
@@ -122,9 +123,13 @@ def flatc_census(fj, schema_text):
             if nb == 0 or b in claimed:
                 continue
             claimed.add(b)
-            w = weights.setdefault(t.get("type", "FLOAT32"), [0, 0])
+            w = weights.setdefault(t.get("type", "FLOAT32"), [0, 0, 0, 0, 0])
             w[0] += nb
             w[1] += prod(t.get("shape", []))
+            if t.get("sparsity") is not None:  # stored bytes vs dense params, counted apart
+                w[2] += 1
+                w[3] += nb
+                w[4] += prod(t.get("shape", []))
     metadata = [(md.get("name", ""), buf_bytes(md.get("buffer", 0)))
                 for md in fj.get("metadata", [])]
     return {"version": fj.get("version", 0), "description": fj.get("description"),
@@ -136,6 +141,8 @@ def cmd_flatc(ours_path, flatc_path, schema_path, model_path):
     ref = flatc_census(json.load(open(flatc_path)), open(schema_path).read())
     data = open(model_path, "rb").read()
     tag = os.path.basename(model_path).rsplit(".", 1)[0]
+    check(f"{tag} common keys", ours.get("verb") == "info" and ours.get("ok") is True
+          and ours.get("model") == model_path, f"{ours.get('verb')!r} {ours.get('ok')!r} {ours.get('model')!r}")
     check(f"{tag} size", ours["size"] == len(data), f"{ours['size']} vs {len(data)}")
     sha = hashlib.sha256(data).hexdigest()
     check(f"{tag} sha256", ours["sha256"] == sha, f"{ours['sha256']} vs {sha}")
@@ -161,7 +168,8 @@ def cmd_flatc(ours_path, flatc_path, schema_path, model_path):
             dyn = [e["dynamic"] for e in o[kind]]
             want = [any(d < 0 for d in (e["shape_signature"] or e["shape"])) for e in r[kind]]
             check(f"{p} {kind} dynamic flags", dyn == want, f"{dyn} vs {want}")
-    w = {e["dtype"]: [e["bytes"], e["params"]] for e in ours["weights"]["by_dtype"]}
+    w = {e["dtype"]: [e["bytes"], e["params"], e["n_sparse_buffers"], e["sparse_bytes"], e["sparse_params"]]
+         for e in ours["weights"]["by_dtype"]}
     check(f"{tag} weights by dtype", w == ref["weights"], f"{w} vs {ref['weights']}")
     check(f"{tag} weights totals",
           ours["weights"]["bytes"] == sum(v[0] for v in ref["weights"].values())

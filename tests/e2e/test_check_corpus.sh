@@ -20,7 +20,7 @@ expect() {
 import json, sys
 r = json.load(open(sys.argv[1]))
 rules = sorted({f["rule"] for f in r["findings"] if f["severity"] == "blocker"})
-print(str(r["ready"]).lower(), r["summary"]["blockers"], ",".join(rules) or "-")
+print(str(r["ok"]).lower(), r["summary"]["n_blockers"], ",".join(rules) or "-")
 PY
 )
     if [ "$rc" = "$want_rc" ] && [ "$got" = "$want_ready $want_blockers $want_rules" ]; then

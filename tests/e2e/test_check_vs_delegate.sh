@@ -2,7 +2,7 @@
 # Holds `litegpu check --target mldrift` to the real ML Drift delegate (LiteRT.js WebGPU in
 # headless Chromium, peers/verify/verify.js): every rule model of tests/tools/make_rule_models.c
 # (a trigger and a near-miss per rule that applies to ML Drift, plus variants) is checked, then
-# run through the delegate in ONE browser session (fp32, `half` input), and check's "ready" is
+# run through the delegate in ONE browser session (fp32, `half` input), and check's "ok" (READY) is
 # compared with the delegate's "fully on the GPU" (judged as cmd_verify.c judges it; the
 # comparison is tests/e2e/delegate_verdict.py). Every model where the two differ must be listed
 # in tests/e2e/check_vs_webgpu.tsv with the side and the reason (a Mali field rule the WebGPU

@@ -122,7 +122,7 @@ if [ "$have_model" = 1 ]; then
     "$LG" info --json "$odd" >"$T/odd.json" 2>"$T/err"; rc=$?
     if [ "$rc" -eq 0 ] && "$PY" -c 'import json,sys
 d=json.load(open(sys.argv[1], encoding="utf-8"))
-assert d["file"].endswith("odd\n\ufffd\"name.tflite"), d["file"]' "$T/odd.json" 2>"$T/pyerr"; then
+assert d["model"].endswith("odd\n\ufffd\"name.tflite"), d["model"]' "$T/odd.json" 2>"$T/pyerr"; then
         ok "info --json escapes the file name"
     else
         bad "info --json escapes the file name" "rc $rc $(head -c 300 "$T/pyerr")"
@@ -158,8 +158,9 @@ if [ "$have_model" = 1 ]; then
     "$LG" convert --json --output="$T/j.tflite" "$MODEL" >"$T/conv.json" 2>"$T/err"; rc=$?
     if [ "$rc" -eq 0 ] && "$PY" -c 'import json,sys,hashlib
 d=json.load(open(sys.argv[1])); b=open(sys.argv[2],"rb").read()
+assert d["verb"]=="convert" and d["ok"] is True and d["model"]==sys.argv[3]
 assert d["output"]==sys.argv[2] and d["size"]==len(b) and d["sha256"]==hashlib.sha256(b).hexdigest()' \
-        "$T/conv.json" "$T/j.tflite" 2>"$T/pyerr"; then ok "convert --json"; else bad "convert --json" "rc $rc $(head -c 300 "$T/pyerr")"; fi
+        "$T/conv.json" "$T/j.tflite" "$MODEL" 2>"$T/pyerr"; then ok "convert --json"; else bad "convert --json" "rc $rc $(head -c 300 "$T/pyerr")"; fi
 
     "$LG" convert "$MODEL" -o "$T/ext.tflite" --external-buffers >/dev/null 2>"$T/err"; rc=$?
     if [ "$rc" -eq 0 ] && "$LG" info "$T/ext.tflite" >/dev/null 2>&1; then ok "convert --external-buffers"

@@ -17,7 +17,7 @@ ok()  { echo "PASS $1"; pass=$((pass + 1)); }
 bad() { echo "FAIL $1${2:+: $2}"; fail=$((fail + 1)); }
 
 nops() { "$LG" info --json "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["subgraphs"][0]["n_ops"])'; }
-blockers() { "$LG" check --json --target "$2" "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["summary"]["blockers"])'; }
+blockers() { "$LG" check --json --target "$2" "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["summary"]["n_blockers"])'; }
 
 # ---- the cleanup example
 src=examples/cleanup_net.tflite
@@ -89,11 +89,11 @@ if "$LG" convert examples/cleanup_net.tflite -o "$T/j.tflite" --optimize --json 
 import json, sys
 d = json.load(open(sys.argv[1]))
 o = d["optimize"]
-assert o["ops_before"] == 6 and o["ops_after"] == 1, o
+assert d["verb"] == "convert" and d["ok"] is True and o["n_ops_before"] == 6 and o["n_ops_after"] == 1, o
 names = [p["pass"] for p in o["passes"]]
 assert names[:5] == ["fold-constants", "remove-identities", "merge-reshapes", "cancel-transposes", "remove-dead"], names
 f = o["passes"][0]
-assert f["rewrites"] == 1 and f["tensors_folded"] == 1 and f["parity"]["max_rel"] <= 1e-6, f
+assert f["n_rewrites"] == 1 and f["n_tensors_folded"] == 1 and f["parity"]["max_rel"] <= 1e-6, f
 assert o["passes"][2]["parity"] is None  # merge-reshapes did nothing: no parity to report
 PY
 then ok "--optimize --json"; else bad "--optimize --json" "$(head -c 300 "$T/j.json")"; fi

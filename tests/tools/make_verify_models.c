@@ -1,5 +1,6 @@
-/* make_verify_models DIR: writes the small models tests/e2e/test_verify_harness.sh runs through
- * the WebGPU oracle (peers/verify/verify.js), built with the builder API:
+/* make_verify_models DIR: writes the small models tests/e2e/test_verify_harness.sh (and, for
+ * custom_myop, test_verify_cli.sh) runs through the WebGPU oracle (peers/verify/verify.js),
+ * built with the builder API:
  *
  *   logsoftmax.tflite  x[1,16] -> MUL const -> LOG_SOFTMAX -> ADD const: ML Drift has no
  *                      LOG_SOFTMAX ("LOG_SOFTMAX: Operation is not supported."), so the graph is
@@ -7,6 +8,9 @@
  *   rank5_add.tflite   a[1,2,3,4,5] + b[1,2,3,4,5]: "ADD: Tensor dimensions must be less than 5.";
  *                      isFullyAccelerated stays true, the output lands in wasm
  *   rank4_add.tflite   the same ADD on [2,3,4,5]: taken whole (the control for rank5_add)
+ *   custom_myop.tflite x[1,8,8,4] -> RELU -> custom "MyOp": no kernel anywhere, so LiteRT's
+ *                      compile fails ("Encountered unresolved custom op: MyOp ... Node number 1
+ *                      failed to prepare") and the model never runs
  *
  * Exit status 0, or 1 with one line on stderr. */
 #include <stdio.h>
@@ -47,6 +51,15 @@ static void build_add(lg_builder *b, lg_dims shape) {
 static void build_rank5_add(lg_builder *b) { build_add(b, LG_DIMS(1, 2, 3, 4, 5)); }
 static void build_rank4_add(lg_builder *b) { build_add(b, LG_DIMS(2, 3, 4, 5)); }
 
+static void build_custom_myop(lg_builder *b) {
+    int x = lg_b_tensor(b, "x", LG_FLOAT32, LG_DIMS(1, 8, 8, 4));
+    int r = lg_b_tensor(b, "r", LG_FLOAT32, LG_DIMS(1, 8, 8, 4));
+    int y = lg_b_tensor(b, "y", LG_FLOAT32, LG_DIMS(1, 8, 8, 4));
+    lg_b_op(b, LG_OP_RELU, LG_IDS(x), LG_IDS(r));
+    lg_b_custom(b, "MyOp", LG_IDS(r), LG_IDS(y), NULL, 0);
+    lg_b_io(b, LG_IDS(x), LG_IDS(y));
+}
+
 static int write_model(const char *dir, const char *name, void (*build)(lg_builder *)) {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -63,5 +76,6 @@ int main(int argc, char **argv) {
     rc |= write_model(argv[1], "logsoftmax.tflite", build_logsoftmax);
     rc |= write_model(argv[1], "rank5_add.tflite", build_rank5_add);
     rc |= write_model(argv[1], "rank4_add.tflite", build_rank4_add);
+    rc |= write_model(argv[1], "custom_myop.tflite", build_custom_myop);
     return rc;
 }

@@ -209,9 +209,14 @@ static const char *report_diff(const lg_check_report *a, const lg_check_report *
             strcmp(x->reason, y->reason) != 0 || strcmp(x->fix, y->fix) != 0)
             return "a finding";
     }
-    if (a->n_partitions != b->n_partitions ||
-        memcmp(a->partitions, b->partitions, a->n_partitions * sizeof *a->partitions) != 0)
-        return "partitions";
+    if (a->n_partitions != b->n_partitions) return "partitions";
+    for (uint32_t p = 0; p < a->n_partitions; p++) {
+        const lg_partition *x = &a->partitions[p], *y = &b->partitions[p];
+        if (x->first_op != y->first_op || x->last_op != y->last_op || x->n_ops != y->n_ops ||
+            x->gpu != y->gpu || x->delegated != y->delegated ||
+            memcmp(x->ops, y->ops, x->n_ops * sizeof *x->ops) != 0)
+            return "partitions";
+    }
     if (memcmp(a->op_place, b->op_place, a->n_ops) != 0) return "op places";
     return "";
 }

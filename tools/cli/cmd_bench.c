@@ -61,7 +61,7 @@ int cmd_bench(const cli_verb *v, int argc, char **argv) {
     ro.threads = (int)threads;
     if (prec) {
         int p = lg_precision_from_name(prec);
-        if (p < 0) return cli_usage_error(v, "unknown precision '%s'", prec);
+        if (p < 0) return cli_usage_error(v, "unknown precision '%s' (f32|fp32, f16|fp16 or f32_f16)", prec);
         ro.precision = (lg_precision)p;
     }
     int progress = isatty(2);
@@ -113,14 +113,16 @@ int cmd_bench(const cli_verb *v, int argc, char **argv) {
         json_w j;
         json_init(&j, stdout);
         json_obj_open(&j);
+        json_key_str(&j, "verb", "bench");
         json_key_str(&j, "model", pos[0]);
+        json_key_bool(&j, "ok", true);
         json_key_str(&j, "precision", lg_precision_name(ro.precision));
         json_key_int(&j, "threads", threads);
         json_key_double(&j, "load_ms", t1 - t0);
         json_key_double(&j, "prepare_ms", t2 - t1);
         json_key_double(&j, "first_run_ms", first);
-        json_key_int(&j, "warmup_runs", warm);
-        json_key_int(&j, "runs", runs);
+        json_key_int(&j, "n_warmup_runs", warm);
+        json_key_int(&j, "n_runs", runs);
         json_key_double(&j, "median_ms", med);
         json_key_double(&j, "p95_ms", p95);
         json_key_double(&j, "min_ms", mn);
@@ -130,6 +132,7 @@ int cmd_bench(const cli_verb *v, int argc, char **argv) {
         json_key_uint(&j, "peak_live_bytes", pl->peak_live_bytes);
         json_key_int(&j, "peak_op", pl->peak_op);
         json_key_str(&j, "peak_op_name", pl->peak_op >= 0 ? lg_op_name(m, &sg->ops[pl->peak_op]) : NULL);
+        json_key_uint(&j, "n_peak_tensors", pl->n_peak_tensors);
         json_key(&j, "peak_tensors");
         json_arr_open_flat(&j);
         for (uint32_t i = 0; i < pl->n_peak_tensors; i++) json_int(&j, pl->peak_tensors[i]);

@@ -13,6 +13,38 @@ static void print_tensor_text(const lg_model *m, const lg_subgraph *sg, int32_t 
     printf("]%s", lg_tensor_buffer(m, x) ? " const" : "");
 }
 
+/* A partition's ops as ranges, "ops 0-199, 698-706 (512 ops)": a subset is not contiguous
+   (first_op..last_op may hold other partitions' ops), so its own ops are listed. Folded ops
+   (no op of either side) between two of its ops do not break a range. */
+#define MAX_RANGES_SHOWN 8
+static void print_op_ranges(const lg_check_report *r, const lg_partition *pt) {
+    printf(pt->n_ops == 1 ? "op " : "ops ");
+    uint32_t shown = 0, n_ranges = 0, n_folded = 0;
+    for (uint32_t k = 0; k < pt->n_ops;) {
+        uint32_t lo = pt->ops[k], hi = lo;
+        k++;
+        while (k < pt->n_ops) {
+            uint32_t next = pt->ops[k], i = hi + 1;
+            while (i < next && r->op_place[i] == LG_PLACE_FOLDED) i++;
+            if (i != next) break;
+            n_folded += next - hi - 1;
+            hi = next;
+            k++;
+        }
+        n_ranges++;
+        if (shown == MAX_RANGES_SHOWN) continue;
+        printf("%s%u", shown ? ", " : "", lo);
+        if (hi != lo) printf("-%u", hi);
+        shown++;
+    }
+    if (!pt->n_ops) printf("none");
+    if (n_ranges > shown) printf(", ... (%u ranges; ", n_ranges);
+    else printf(" (");
+    printf("%u op%s", pt->n_ops, pt->n_ops == 1 ? "" : "s");
+    if (n_folded) printf(", and %u folded op%s inside the ranges", n_folded, n_folded == 1 ? "" : "s");
+    printf(")");
+}
+
 static void print_text(const char *path, const lg_model *m, const lg_check_report *r) {
     const lg_subgraph *sg = &m->subgraphs[r->subgraph];
     printf("%s: %s for %s: %u blocker(s), %u warning(s); ", path, r->ready ? "READY" : "NOT READY",
@@ -58,8 +90,9 @@ static void print_text(const char *path, const lg_model *m, const lg_check_repor
     if (r->n_gpu_partitions > 1 || (r->n_cpu_ops && r->n_gpu_ops)) {
         for (uint32_t p = 0; p < r->n_partitions; p++) {
             const lg_partition *pt = &r->partitions[p];
-            printf("  partition %u: ops %u..%u, %u op(s), %s\n", p, pt->first_op, pt->last_op, pt->n_ops,
-                   pt->gpu ? (pt->delegated ? "GPU" : "GPU-able but left on the CPU (not the largest)") : "CPU");
+            printf("  partition %u: ", p);
+            print_op_ranges(r, pt);
+            printf(", %s\n", pt->gpu ? (pt->delegated ? "GPU" : "GPU-able but left on the CPU (not the largest)") : "CPU");
         }
     }
     if (r->target == LG_TARGET_MLDRIFT && !r->ready)
@@ -85,21 +118,22 @@ static int print_json(const char *path, const lg_model *m, const lg_check_report
     json_w j;
     json_init(&j, stdout);
     json_obj_open(&j);
-    json_key_str(&j, "file", path);
+    json_key_str(&j, "verb", "check");
+    json_key_str(&j, "model", path);
+    json_key_bool(&j, "ok", r->ready);
     json_key_str(&j, "target", lg_target_name(r->target));
-    json_key_bool(&j, "ready", r->ready);
     json_key(&j, "summary");
     json_obj_open(&j);
     json_key_uint(&j, "subgraph", r->subgraph);
-    json_key_uint(&j, "ops", r->n_ops);
-    json_key_uint(&j, "delegable_ops", r->n_supported_ops + r->n_folded_ops);
-    json_key_uint(&j, "gpu_ops", r->n_gpu_ops);
-    json_key_uint(&j, "folded_ops", r->n_folded_ops);
-    json_key_uint(&j, "cpu_ops", r->n_cpu_ops);
-    json_key_uint(&j, "partitions", r->n_partitions);
-    json_key_uint(&j, "gpu_partitions", r->n_gpu_partitions);
-    json_key_uint(&j, "blockers", r->n_blockers);
-    json_key_uint(&j, "warnings", r->n_warnings);
+    json_key_uint(&j, "n_ops", r->n_ops);
+    json_key_uint(&j, "n_delegable_ops", r->n_supported_ops + r->n_folded_ops);
+    json_key_uint(&j, "n_gpu_ops", r->n_gpu_ops);
+    json_key_uint(&j, "n_folded_ops", r->n_folded_ops);
+    json_key_uint(&j, "n_cpu_ops", r->n_cpu_ops);
+    json_key_uint(&j, "n_partitions", r->n_partitions);
+    json_key_uint(&j, "n_gpu_partitions", r->n_gpu_partitions);
+    json_key_uint(&j, "n_blockers", r->n_blockers);
+    json_key_uint(&j, "n_warnings", r->n_warnings);
     json_obj_close(&j);
     json_key(&j, "findings");
     json_arr_open(&j);
@@ -127,12 +161,16 @@ static int print_json(const char *path, const lg_model *m, const lg_check_report
     json_arr_open(&j);
     for (uint32_t p = 0; p < r->n_partitions; p++) {
         const lg_partition *pt = &r->partitions[p];
-        json_obj_open_flat(&j);
-        json_key_uint(&j, "first_op", pt->first_op);
-        json_key_uint(&j, "last_op", pt->last_op);
-        json_key_uint(&j, "ops", pt->n_ops);
+        json_obj_open(&j);
         json_key_str(&j, "kind", pt->gpu ? "gpu" : "cpu");
         json_key_bool(&j, "delegated", pt->delegated);
+        json_key_uint(&j, "n_ops", pt->n_ops);
+        json_key_uint(&j, "first_op", pt->first_op);
+        json_key_uint(&j, "last_op", pt->last_op);
+        json_key(&j, "ops");
+        json_arr_open_flat(&j);
+        for (uint32_t k = 0; k < pt->n_ops; k++) json_uint(&j, pt->ops[k]);
+        json_arr_close(&j);
         json_obj_close(&j);
     }
     json_arr_close(&j);
@@ -140,31 +178,70 @@ static int print_json(const char *path, const lg_model *m, const lg_check_report
     return json_finish(&j);
 }
 
-static void list_rules(bool markdown, bool as_json) {
+static const char *targets_text(const lg_rule_info *r) {
+    return r->targets == LG_TARGETS_ALL ? "both"
+           : (r->targets & LG_TARGET_BIT(LG_TARGET_MLDRIFT)) ? "mldrift" : "classic";
+}
+
+/* One rule as JSON members (in an open object): rule, title, severity, targets, source. */
+static void json_rule(json_w *j, const lg_rule_info *r, bool with_doc) {
+    json_key_str(j, "rule", r->id);
+    json_key_str(j, "title", r->title);
+    json_key_str(j, "severity", lg_severity_name(r->severity));
+    json_key(j, "targets");
+    json_arr_open_flat(j);
+    for (int t = 0; t < LG_TARGET_COUNT; t++)
+        if (r->targets & LG_TARGET_BIT(t)) json_str(j, lg_target_name((lg_target)t));
+    json_arr_close(j);
+    json_key_str(j, "source_kind", r->source_kind);
+    json_key_str(j, "source", r->source);
+    json_key_str(j, "fix", r->fix);
+    if (with_doc) json_key_str(j, "doc", r->doc);
+}
+
+/* The common keys of a report that is about no model (--list-rules, --explain). */
+static void json_head_no_model(json_w *j) {
+    json_key_str(j, "verb", "check");
+    json_key(j, "model");
+    json_null(j);
+    json_key_bool(j, "ok", true);
+}
+
+static int explain_rule(const lg_rule_info *r, bool as_json) {
+    if (as_json) {
+        json_w j;
+        json_init(&j, stdout);
+        json_obj_open(&j);
+        json_head_no_model(&j);
+        json_rule(&j, r, true);
+        json_obj_close(&j);
+        return json_finish(&j);
+    }
+    printf("%s (%s): %s\n\n", r->id, lg_severity_name(r->severity), r->title);
+    printf("targets: %s\n", r->targets == LG_TARGETS_ALL ? "mldrift, classic" : targets_text(r));
+    printf("source:  %s: %s\n\n%s\n\nfix: %s\n", r->source_kind, r->source, r->doc, r->fix);
+    return fflush(stdout) != 0 || ferror(stdout) ? -1 : 0;
+}
+
+static int list_rules(bool markdown, bool as_json) {
     uint32_t n;
     const lg_rule_info *rules = lg_rules(&n);
     if (as_json) {
         json_w j;
         json_init(&j, stdout);
+        json_obj_open(&j);
+        json_head_no_model(&j);
+        json_key_uint(&j, "n_rules", n);
+        json_key(&j, "rules");
         json_arr_open(&j);
         for (uint32_t i = 0; i < n; i++) {
             json_obj_open(&j);
-            json_key_str(&j, "id", rules[i].id);
-            json_key_str(&j, "severity", lg_severity_name(rules[i].severity));
-            json_key(&j, "targets");
-            json_arr_open_flat(&j);
-            for (int t = 0; t < LG_TARGET_COUNT; t++)
-                if (rules[i].targets & LG_TARGET_BIT(t)) json_str(&j, lg_target_name((lg_target)t));
-            json_arr_close(&j);
-            json_key_str(&j, "source_kind", rules[i].source_kind);
-            json_key_str(&j, "source", rules[i].source);
-            json_key_str(&j, "title", rules[i].title);
-            json_key_str(&j, "fix", rules[i].fix);
+            json_rule(&j, &rules[i], false);
             json_obj_close(&j);
         }
         json_arr_close(&j);
-        json_finish(&j);
-        return;
+        json_obj_close(&j);
+        return json_finish(&j);
     }
     if (markdown) {
         printf("| rule | severity | targets | source kind | source | what | fix |\n");
@@ -172,14 +249,13 @@ static void list_rules(bool markdown, bool as_json) {
     }
     for (uint32_t i = 0; i < n; i++) {
         const lg_rule_info *r = &rules[i];
-        const char *tg = r->targets == LG_TARGETS_ALL ? "both"
-                         : (r->targets & LG_TARGET_BIT(LG_TARGET_MLDRIFT)) ? "mldrift" : "classic";
         if (markdown)
-            printf("| `%s` | %s | %s | %s | %s | %s | %s |\n", r->id, lg_severity_name(r->severity), tg,
+            printf("| `%s` | %s | %s | %s | %s | %s | %s |\n", r->id, lg_severity_name(r->severity), targets_text(r),
                    r->source_kind, r->source, r->title, r->fix);
         else
-            printf("%-26s %-8s %-8s %s\n", r->id, lg_severity_name(r->severity), tg, r->title);
+            printf("%-26s %-8s %-8s %s\n", r->id, lg_severity_name(r->severity), targets_text(r), r->title);
     }
+    return fflush(stdout) != 0 || ferror(stdout) ? -1 : 0;
 }
 
 int cmd_check(const cli_verb *v, int argc, char **argv) {
@@ -199,19 +275,18 @@ int cmd_check(const cli_verb *v, int argc, char **argv) {
     int rc = cli_parse(v, argc, argv, flags, pos, 1, &n_pos);
     if (rc >= 0) return rc;
 
+    /* the three modes take different options: anything else given is an error */
+    if (explain && list) return cli_usage_error(v, "--explain and --list-rules do not go together");
+    if ((explain || list) && (n_pos || target_name || max_ops))
+        return cli_usage_error(v, "%s takes no MODEL, --target or --max-gpu-ops", explain ? "--explain" : "--list-rules");
+    if (markdown && !list) return cli_usage_error(v, "--markdown goes with --list-rules");
+    if (markdown && json) return cli_usage_error(v, "--markdown and --json do not go together");
     if (explain) {
         const lg_rule_info *r = lg_rule_find(explain);
         if (!r) return cli_error("unknown rule '%s' (see 'litegpu check --list-rules')", explain);
-        printf("%s (%s): %s\n\n", r->id, lg_severity_name(r->severity), r->title);
-        printf("targets: %s\n", r->targets == LG_TARGETS_ALL ? "mldrift, classic"
-                                : (r->targets & LG_TARGET_BIT(LG_TARGET_MLDRIFT)) ? "mldrift" : "classic");
-        printf("source:  %s: %s\n\n%s\n\nfix: %s\n", r->source_kind, r->source, r->doc, r->fix);
-        return CLI_OK;
+        return explain_rule(r, json) ? cli_error("writing the output failed") : CLI_OK;
     }
-    if (list) {
-        list_rules(markdown, json);
-        return CLI_OK;
-    }
+    if (list) return list_rules(markdown, json) ? cli_error("writing the output failed") : CLI_OK;
     if (n_pos != 1) return cli_usage_error(v, "expected one MODEL");
     lg_check_options opt = {LG_TARGET_MLDRIFT, 0};
     if (target_name) {

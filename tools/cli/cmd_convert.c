@@ -54,13 +54,13 @@ static bool same_file(const char *in, const char *out) {
 static void json_optimize(json_w *j, const lg_pass_report *r) {
     json_key(j, "optimize");
     json_obj_open(j);
-    json_key_uint(j, "ops_before", r->ops_before);
-    json_key_uint(j, "ops_after", r->ops_after);
-    json_key_uint(j, "tensors_before", r->tensors_before);
-    json_key_uint(j, "tensors_after", r->tensors_after);
-    json_key_uint(j, "buffers_before", r->buffers_before);
-    json_key_uint(j, "buffers_after", r->buffers_after);
-    json_key_uint(j, "rounds", r->rounds);
+    json_key_uint(j, "n_ops_before", r->ops_before);
+    json_key_uint(j, "n_ops_after", r->ops_after);
+    json_key_uint(j, "n_tensors_before", r->tensors_before);
+    json_key_uint(j, "n_tensors_after", r->tensors_after);
+    json_key_uint(j, "n_buffers_before", r->buffers_before);
+    json_key_uint(j, "n_buffers_after", r->buffers_after);
+    json_key_uint(j, "n_rounds", r->rounds);
     json_key(j, "passes");
     json_arr_open(j);
     for (uint32_t i = 0; i < r->n_passes; i++) {
@@ -68,16 +68,16 @@ static void json_optimize(json_w *j, const lg_pass_report *r) {
         json_obj_open_flat(j);
         json_key_str(j, "pass", p->pass);
         json_key_bool(j, "exact", p->exact);
-        json_key_uint(j, "rewrites", p->delta.applied);
-        json_key_uint(j, "ops_removed", p->delta.ops_removed);
-        json_key_uint(j, "ops_added", p->delta.ops_added);
-        json_key_uint(j, "tensors_folded", p->delta.tensors_folded);
-        json_key_uint(j, "skipped", p->delta.skipped);
+        json_key_uint(j, "n_rewrites", p->delta.applied);
+        json_key_uint(j, "n_ops_removed", p->delta.ops_removed);
+        json_key_uint(j, "n_ops_added", p->delta.ops_added);
+        json_key_uint(j, "n_tensors_folded", p->delta.tensors_folded);
+        json_key_uint(j, "n_skipped", p->delta.skipped);
         json_key_str(j, "note", p->delta.skipped ? p->delta.note : NULL);
         json_key(j, "parity");
         if (p->parity_measured) {
             json_obj_open_flat(j);
-            json_key_uint(j, "cases", p->n_cases);
+            json_key_uint(j, "n_cases", p->n_cases);
             json_key_double(j, "max_abs", p->max_abs);
             json_key_double(j, "max_rel", p->max_rel);
             json_key_double(j, "min_pearson", p->min_pearson);
@@ -124,7 +124,9 @@ static int print_result(bool as_json, const char *in, const char *out, size_t si
         json_w j;
         json_init(&j, stdout);
         json_obj_open(&j);
-        json_key_str(&j, "input", in);
+        json_key_str(&j, "verb", "convert");
+        json_key_str(&j, "model", in);
+        json_key_bool(&j, "ok", true);
         json_key_str(&j, "output", out);
         json_key_uint(&j, "size", size);
         json_key_str(&j, "sha256", hex);
@@ -157,6 +159,7 @@ int cmd_convert(const cli_verb *v, int argc, char **argv) {
     if (rc >= 0) return rc;
     if (n_pos != 1) return cli_usage_error(v, "missing IN");
     if (!out) return cli_usage_error(v, "missing -o OUT");
+    if (no_prove && !optimize) return cli_usage_error(v, "--no-prove goes with --optimize");
     const char *in = pos[0];
 
     /* Input format from the content; ONNX and unknown formats are refused here. */
@@ -174,10 +177,6 @@ int cmd_convert(const cli_verb *v, int argc, char **argv) {
     if (lg_model_validate(m, &err) != LG_OK) {
         lg_model_free(m);
         return cli_lib_error(in, &err);
-    }
-    if (no_prove && !optimize) {
-        lg_model_free(m);
-        return cli_usage_error(v, "--no-prove goes with --optimize");
     }
     lg_pass_report *rep = NULL;
     if (optimize) {

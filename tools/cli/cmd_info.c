@@ -87,8 +87,14 @@ static void print_text(FILE *f, const char *path, const lg_info *in) {
             w->bytes, w->n_buffers);
     for (uint32_t i = 0; i < w->n_by_dtype; i++) {
         const lg_info_dtype_bytes *d = &w->by_dtype[i];
-        fprintf(f, "%s %s %" PRIu64 " B (%" PRIu64 " params)", i ? "," : ";",
+        fprintf(f, "%s %s %" PRIu64 " B (%" PRIu64 " params", i ? "," : ";",
                 lg_dtype_name(d->dtype), d->bytes, d->params);
+        /* a sparse constant stores fewer values than its dense shape has: say so, or
+           bytes / element size != params reads as a bug */
+        if (d->n_sparse_buffers)
+            fprintf(f, "; %" PRIu32 " sparse: %" PRIu64 " B stored for %" PRIu64 " dense params",
+                    d->n_sparse_buffers, d->sparse_bytes, d->sparse_params);
+        fputc(')', f);
     }
     fputc('\n', f);
 
@@ -175,12 +181,15 @@ static int print_json(FILE *f, const char *path, const lg_info *in) {
     json_w jw, *j = &jw;
     json_init(j, f);
     json_obj_open(j);
-    json_key_str(j, "file", path);
+    json_key_str(j, "verb", "info");
+    json_key_str(j, "model", path);
+    json_key_bool(j, "ok", true);
     json_key_uint(j, "size", in->file_size);
     json_key_str(j, "sha256", in->has_sha256 ? in->sha256_hex : NULL);
     json_key_uint(j, "schema_version", in->schema_version);
     json_key_str(j, "description", in->description);
 
+    json_key_uint(j, "n_subgraphs", in->n_subgraphs);
     json_key(j, "subgraphs");
     json_arr_open(j);
     for (uint32_t s = 0; s < in->n_subgraphs; s++) {
@@ -191,6 +200,8 @@ static int print_json(FILE *f, const char *path, const lg_info *in) {
         json_key_uint(j, "n_ops", sg->n_ops);
         json_key_uint(j, "n_tensors", sg->n_tensors);
         json_key_uint(j, "max_rank", sg->max_rank);
+        json_key_uint(j, "n_inputs", sg->n_inputs);
+        json_key_uint(j, "n_outputs", sg->n_outputs);
         json_io_list(j, "inputs", sg->inputs, sg->n_inputs);
         json_io_list(j, "outputs", sg->outputs, sg->n_outputs);
         json_census(j, "ops", "op", sg->ops, sg->n_ops_census);
@@ -204,7 +215,7 @@ static int print_json(FILE *f, const char *path, const lg_info *in) {
     json_obj_open(j);
     json_key_uint(j, "params", w->params);
     json_key_uint(j, "bytes", w->bytes);
-    json_key_uint(j, "buffers", w->n_buffers);
+    json_key_uint(j, "n_buffers", w->n_buffers);
     json_key(j, "by_dtype");
     json_arr_open(j);
     for (uint32_t i = 0; i < w->n_by_dtype; i++) {
@@ -213,7 +224,10 @@ static int print_json(FILE *f, const char *path, const lg_info *in) {
         json_key_str(j, "dtype", lg_dtype_name(d->dtype));
         json_key_uint(j, "bytes", d->bytes);
         json_key_uint(j, "params", d->params);
-        json_key_uint(j, "buffers", d->n_buffers);
+        json_key_uint(j, "n_buffers", d->n_buffers);
+        json_key_uint(j, "n_sparse_buffers", d->n_sparse_buffers);
+        json_key_uint(j, "sparse_bytes", d->sparse_bytes);
+        json_key_uint(j, "sparse_params", d->sparse_params);
         json_obj_close(j);
     }
     json_arr_close(j);

@@ -118,6 +118,7 @@ typedef struct out_cmp {
     lg_metrics m;
     bool have;
     bool argmax_equal;
+    bool pearson_defined, max_rel_defined;
     char location[16];
 } out_cmp;
 
@@ -192,6 +193,113 @@ static size_t disagreements(const lg_model *m, const lg_check_report *pred, cons
 
 #define MAX_MODELS 64
 
+/* True when line (after "Error: ", "\u2514 " and "ERROR:") is only a source location such as
+   "[third_party/.../litert_web.cc:245]": LiteRT's compile exception is a chain of those. */
+static int location_only(const char *line) {
+    const char *p = line;
+    for (;;) {
+        while (*p == ' ' || *p == '\t') p++;
+        if (strncmp(p, "Error:", 6) == 0) p += 6;
+        else if (strncmp(p, "ERROR:", 6) == 0) p += 6;
+        else if (strncmp(p, "\xe2\x94\x94", 3) == 0) p += 3; /* U+2514, LiteRT's chain marker */
+        else break;
+    }
+    if (*p != '[') return *p == 0;
+    const char *e = strchr(p, ']');
+    if (!e) return 0;
+    for (e++; *e == ' ' || *e == '\t'; e++) {}
+    return *e == 0;
+}
+
+/* Append line (without a leading "ERROR: ") to out as "; "-separated text. */
+static void add_reason(char *out, size_t n, const char *line, size_t len) {
+    while (len && (*line == ' ' || *line == '\t')) { line++; len--; }
+    if (len >= 7 && strncmp(line, "ERROR: ", 7) == 0) { line += 7; len -= 7; }
+    while (len && (line[len - 1] == ' ' || line[len - 1] == '\r')) len--;
+    if (!len) return;
+    size_t used = strlen(out);
+    if (used + 3 >= n) return;
+    snprintf(out + used, n - used, "%s%.*s", used ? "; " : "", (int)len, line);
+}
+
+/* The delegate's own reason a model did not compile. LiteRT.js's compile exception names only
+   source locations; the cause is in the GPU phase's ERROR lines ("Encountered unresolved
+   custom op: MyOp.", "Node number 1 (MyOp) failed to prepare."). Those lines, else the
+   exception's lines that say more than a location, else "(no message)". */
+static void compile_reason(const jv *rep, char *out, size_t n) {
+    out[0] = 0;
+    const jv *errs = jv_get(rep, "errors");
+    for (size_t i = 0; errs && i < errs->n; i++) {
+        const jv *l = jv_at(errs, i);
+        if (!l || l->type != JV_STR || location_only(l->str) || strstr(l->str, "Restored original")) continue;
+        add_reason(out, n, l->str, strlen(l->str));
+    }
+    const char *ce = jv_str(rep, "compile_error", NULL);
+    for (const char *p = ce; !out[0] && p && *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        char line[512];
+        snprintf(line, sizeof line, "%.*s", (int)(len < sizeof line ? len : sizeof line - 1), p);
+        if (!location_only(line)) add_reason(out, n, line, strlen(line));
+        p = nl ? nl + 1 : p + len;
+    }
+    if (!out[0]) snprintf(out, n, "(no message)");
+}
+
+/* The delegate's rejections to show: a bare "OP:" line is dropped when the same op also has
+   a line with a message (the DENSIFY model prints "DEQUANTIZE:" then "DEQUANTIZE: Dequantize
+   for Densify is not supported"); one left bare has no message. */
+static int rejected_shown(const jv *rejected, size_t i) {
+    const jv *r = jv_at(rejected, i);
+    const char *op = jv_str(r, "op", ""), *msg = jv_str(r, "message", "");
+    if (msg[0]) return 1;
+    for (size_t k = 0; k < rejected->n; k++)
+        if (k != i && strcmp(jv_str(jv_at(rejected, k), "op", ""), op) == 0 &&
+            jv_str(jv_at(rejected, k), "message", "")[0])
+            return 0;
+    return 1;
+}
+
+/* The op counts of both sides on one basis, folded ops apart: check's n_gpu_ops / n_cpu_ops /
+   n_folded_ops partition the ops. The delegate's log line ("N operations will run on the GPU,
+   and the remaining M operations will run on the CPU") counts every node, and the fp16
+   DEQUANTIZE nodes it folds are not among the N it replaces (face_detection_full_range_sparse:
+   159 + 229 = 388 nodes, 136 of them folded, 2 GPU partitions of 4 and 156 ops), so they are
+   taken out of M. A delegate that took the whole graph prints no such line. */
+typedef struct op_counts {
+    int known;
+    long gpu, cpu, folded;
+} op_counts;
+
+static op_counts delegate_counts(const jv *rep, const lg_check_report *pred, int on_gpu) {
+    op_counts c = {0, 0, 0, (long)pred->n_folded_ops};
+    const jv *g = jv_get(rep, "gpu_ops"), *k = jv_get(rep, "cpu_ops");
+    if (g && g->type == JV_NUM && k && k->type == JV_NUM) {
+        c.known = 1;
+        c.gpu = (long)g->num;
+        c.cpu = (long)k->num - c.folded;
+        if (c.cpu < 0) { c.gpu += c.cpu; c.cpu = 0; }
+    } else if (on_gpu) {
+        c.known = 1;
+        c.gpu = (long)pred->n_ops - c.folded;
+        c.cpu = 0;
+    }
+    return c;
+}
+
+/* Pearson correlation is undefined when either side is constant (or has under 2 values),
+   max_rel when the reference is all zero: those are JSON null, text n/a. */
+static int nonconstant(const float *x, int64_t n) {
+    int have = 0;
+    float first = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (!isfinite(x[i])) continue;
+        if (!have) { first = x[i]; have = 1; }
+        else if (x[i] != first) return 1;
+    }
+    return 0;
+}
+
 /* Judge one model's harness report; print it (text) or add it to the JSON array. Returns 1
    when the model is fully on the GPU and within tolerance. *agree_out: check's prediction
    equals the delegate's verdict. */
@@ -241,9 +349,11 @@ static int verify_one(const char *path, const lg_model *m, const lg_check_report
             lg_metrics_compute(fa, fb, a.numel, &oc[k].m);
             oc[k].have = true;
             oc[k].argmax_equal = oc[k].m.ref_argmax == oc[k].m.test_argmax;
+            oc[k].pearson_defined = nonconstant(fa, a.numel) && nonconstant(fb, b.numel);
+            oc[k].max_rel_defined = oc[k].m.ref_max_abs > 0;
             int finite_bad = oc[k].m.test_inf + oc[k].m.test_nan > oc[k].m.ref_inf + oc[k].m.ref_nan;
             int corr_bad = a.numel >= 8 && oc[k].m.pearson < corr && oc[k].m.nmse > 1 - corr;
-            int small_bad = a.numel < 8 && oc[k].m.max_rel > (strcmp(prec, "fp16") == 0 ? 5e-2 : 1e-3);
+            int small_bad = a.numel < 8 && oc[k].m.max_rel > (strcmp(prec, "f16") == 0 ? 5e-2 : 1e-3);
             if (finite_bad || corr_bad || small_bad) within = 0;
         } else {
             within = 0;
@@ -256,25 +366,34 @@ static int verify_one(const char *path, const lg_model *m, const lg_check_report
     int trusted = on_gpu; /* a partially delegated run's numbers vary run to run (peers.md) */
     int ok = on_gpu && within;
     const lg_subgraph *sg = &m->subgraphs[0];
-    int agree = (pred->ready != 0) == (on_gpu != 0);
+    /* A model that did not compile was never judged op by op: no verdict to hold check to. */
+    int agree = compiled ? (pred->ready != 0) == (on_gpu != 0) : -1;
     disagreement dis[64];
-    size_t n_dis = disagreements(m, pred, rejected, dis, 64);
+    size_t n_dis = compiled ? disagreements(m, pred, rejected, dis, 64) : 0;
     *agree_out = agree;
+    char reason[1024] = "";
+    if (!compiled) compile_reason(rep, reason, sizeof reason);
+    op_counts dc = delegate_counts(rep, pred, on_gpu);
     if (j) {
         json_obj_open(j);
         json_key_str(j, "model", path);
+        json_key_bool(j, "ok", ok);
         json_key_bool(j, "compiled", compiled);
-        json_key_str(j, "compile_error", jv_str(rep, "compile_error", NULL));
+        json_key_str(j, "compile_error", compiled ? NULL : reason);
         json_key_bool(j, "fully_accelerated_flag", fully);
         json_key_bool(j, "fully_on_gpu", on_gpu);
-        json_key_double(j, "gpu_ops", jv_num(rep, "gpu_ops", NAN));
-        json_key_double(j, "cpu_ops", jv_num(rep, "cpu_ops", NAN));
+        json_key_uint(j, "n_ops", pred->n_ops);
+        json_key_double(j, "n_gpu_ops", dc.known ? (double)dc.gpu : NAN);
+        json_key_double(j, "n_cpu_ops", dc.known ? (double)dc.cpu : NAN);
+        json_key_uint(j, "n_folded_ops", pred->n_folded_ops);
         json_key(j, "rejected");
         json_arr_open(j);
         for (size_t i = 0; rejected && i < rejected->n; i++) {
+            if (!rejected_shown(rejected, i)) continue;
+            const char *msg = jv_str(jv_at(rejected, i), "message", "");
             json_obj_open_flat(j);
             json_key_str(j, "op", jv_str(jv_at(rejected, i), "op", ""));
-            json_key_str(j, "message", jv_str(jv_at(rejected, i), "message", ""));
+            json_key_str(j, "message", msg[0] ? msg : NULL);
             json_obj_close(j);
         }
         json_arr_close(j);
@@ -287,8 +406,8 @@ static int verify_one(const char *path, const lg_model *m, const lg_check_report
             json_key_bool(j, "trusted", trusted);
             if (oc[k].have) {
                 json_key_double(j, "max_abs", oc[k].m.max_abs);
-                json_key_double(j, "max_rel", oc[k].m.max_rel);
-                json_key_double(j, "pearson", oc[k].m.pearson);
+                json_key_double(j, "max_rel", oc[k].max_rel_defined ? oc[k].m.max_rel : NAN);
+                json_key_double(j, "pearson", oc[k].pearson_defined ? oc[k].m.pearson : NAN);
                 json_key_bool(j, "argmax_equal", oc[k].argmax_equal);
             }
             json_obj_close(j);
@@ -300,8 +419,13 @@ static int verify_one(const char *path, const lg_model *m, const lg_check_report
         json_key(j, "check");
         json_obj_open(j);
         json_key_bool(j, "predicted_ready", pred->ready);
-        json_key_uint(j, "blockers", pred->n_blockers);
-        json_key_bool(j, "agrees", agree);
+        json_key_uint(j, "n_blockers", pred->n_blockers);
+        json_key_uint(j, "n_gpu_ops", pred->n_gpu_ops);
+        json_key_uint(j, "n_cpu_ops", pred->n_cpu_ops);
+        json_key_uint(j, "n_folded_ops", pred->n_folded_ops);
+        json_key(j, "agrees");
+        if (agree < 0) json_null(j);
+        else json_bool(j, agree);
         json_key(j, "disagreements");
         json_arr_open(j);
         for (size_t i = 0; i < n_dis; i++) {
@@ -326,30 +450,43 @@ static int verify_one(const char *path, const lg_model *m, const lg_check_report
             }
         json_arr_close(j);
         json_obj_close(j);
-        json_key_bool(j, "ok", ok);
         json_obj_close(j);
     } else {
         printf("%s on ML Drift (LiteRT.js WebGPU, %s, input %s): %s\n", path, prec, fill,
                !compiled ? "DID NOT COMPILE" : on_gpu ? (within ? "FULLY ON THE GPU, outputs match the CPU"
                                                                 : "FULLY ON THE GPU, outputs DIFFER from the CPU")
                                              : "NOT FULLY ON THE GPU");
-        if (!compiled) printf("  compile error: %s\n", jv_str(rep, "compile_error", "?"));
-        printf("  isFullyAccelerated %s; outputs on", fully ? "true" : "false");
-        for (size_t k = 0; k < n_out; k++) printf(" %s", oc[k].location[0] ? oc[k].location : "?");
-        if (jv_get(rep, "gpu_ops") && jv_get(rep, "gpu_ops")->type == JV_NUM)
-            printf("; %g op(s) on the GPU, %g on the CPU", jv_num(rep, "gpu_ops", 0), jv_num(rep, "cpu_ops", 0));
-        printf("\n");
-        for (size_t i = 0; rejected && i < rejected->n; i++)
-            printf("  rejected: %s: %s\n", jv_str(jv_at(rejected, i), "op", "?"), jv_str(jv_at(rejected, i), "message", ""));
-        for (size_t k = 0; k < n_out; k++) {
+        if (!compiled) {
+            printf("  compile error: %s\n", reason);
+        } else {
+            printf("  isFullyAccelerated %s; outputs on", fully ? "true" : "false");
+            for (size_t k = 0; k < n_out; k++) printf(" %s", oc[k].location[0] ? oc[k].location : "?");
+            printf("\n");
+            if (dc.known)
+                printf("  ops (folded DEQUANTIZEs apart): the delegate %ld on the GPU, %ld on the CPU; check %u on the GPU, "
+                       "%u on the CPU; %u folded\n", dc.gpu, dc.cpu, pred->n_gpu_ops, pred->n_cpu_ops, pred->n_folded_ops);
+        }
+        for (size_t i = 0; rejected && i < rejected->n; i++) {
+            if (!rejected_shown(rejected, i)) continue;
+            const char *msg = jv_str(jv_at(rejected, i), "message", "");
+            printf("  rejected: %s: %s\n", jv_str(jv_at(rejected, i), "op", "?"), msg[0] ? msg : "(no message)");
+        }
+        for (size_t k = 0; compiled && k < n_out; k++) {
             if (!oc[k].have) { printf("  output %zu: no comparison\n", k); continue; }
-            printf("  output %zu: GPU vs CPU max_abs %.3g max_rel %.3g pearson %.6f argmax %s%s\n", k, oc[k].m.max_abs,
-                   oc[k].m.max_rel, oc[k].m.pearson, oc[k].argmax_equal ? "same" : "differs",
+            char rel[32] = "n/a", pr[32] = "n/a";
+            if (oc[k].max_rel_defined) snprintf(rel, sizeof rel, "%.3g", oc[k].m.max_rel);
+            if (oc[k].pearson_defined) snprintf(pr, sizeof pr, "%.6f", oc[k].m.pearson);
+            printf("  output %zu: GPU vs CPU max_abs %.3g max_rel %s pearson %s argmax %s%s\n", k, oc[k].m.max_abs,
+                   rel, pr, oc[k].argmax_equal ? "same" : "differs",
                    trusted ? "" : "  (UNTRUSTWORTHY: partially delegated run)");
         }
-        printf("  check --target mldrift predicted %s (%u blocker(s)); the delegate says %s: %s\n",
-               pred->ready ? "READY" : "NOT READY", pred->n_blockers, on_gpu ? "fully on the GPU" : "not fully on the GPU",
-               agree ? "AGREE" : "DISAGREE");
+        if (agree < 0)
+            printf("  check --target mldrift predicted %s (%u blocker(s)); the model did not compile, so no op was judged: "
+                   "no verdict to compare\n", pred->ready ? "READY" : "NOT READY", pred->n_blockers);
+        else
+            printf("  check --target mldrift predicted %s (%u blocker(s)); the delegate says %s: %s\n",
+                   pred->ready ? "READY" : "NOT READY", pred->n_blockers,
+                   on_gpu ? "fully on the GPU" : "not fully on the GPU", agree ? "AGREE" : "DISAGREE");
         for (size_t i = 0; i < n_dis; i++) {
             if (dis[i].check_blocks)
                 printf("    %s: check blocks it (%s), the delegate took it%s\n", dis[i].op, dis[i].rule,
@@ -380,11 +517,16 @@ int cmd_verify(const cli_verb *v, int argc, char **argv) {
     int rc = cli_parse(v, argc, argv, flags, pos, MAX_MODELS, &n_pos);
     if (rc >= 0) return rc;
     if (n_pos < 1) return cli_usage_error(v, "expected MODEL...");
-    if (!prec) prec = "fp32";
-    if (strcmp(prec, "fp32") && strcmp(prec, "fp16")) return cli_usage_error(v, "--precision takes fp32 or fp16");
+    /* fp32|f32 and fp16|f16, like every verb; the report says f32/f16 and the harness gets
+       gpuOptions.precision's own names (fp32/fp16). The delegate has no f32_f16 mode. */
+    int pi = prec ? lg_precision_from_name(prec) : LG_PREC_F32;
+    if (pi != LG_PREC_F32 && pi != LG_PREC_F16)
+        return cli_usage_error(v, "--precision takes f32|fp32 or f16|fp16 (the delegate has no f32_f16 mode)");
+    prec = pi == LG_PREC_F16 ? "f16" : "f32";
+    const char *harness_prec = pi == LG_PREC_F16 ? "fp16" : "fp32";
     if (!fill) fill = "half";
     if (strcmp(fill, "half") && strcmp(fill, "pattern")) return cli_usage_error(v, "--fill takes half or pattern");
-    double corr = strcmp(prec, "fp16") == 0 ? 0.99 : 0.999;
+    double corr = pi == LG_PREC_F16 ? 0.99 : 0.999;
     char *end;
     if (corr_s && (!((corr = strtod(corr_s, &end)) > 0 && corr <= 1) || *end)) return cli_usage_error(v, "--corr takes (0, 1]");
     long timeout = 180;
@@ -430,7 +572,7 @@ int cmd_verify(const cli_verb *v, int argc, char **argv) {
     snprintf(so, sizeof so, "%s/harness.json", dir);
     snprintf(se, sizeof se, "%s/harness.log", dir);
     if (isatty(2)) fprintf(stderr, "verify: running %d model(s) on ML Drift (WebGPU, %s) in headless Chromium...\n", n_pos, prec);
-    int hrc = run_harness(home, pos, n_pos, prec, fill, dir, timeout_ms, so, se);
+    int hrc = run_harness(home, pos, n_pos, harness_prec, fill, dir, timeout_ms, so, se);
     size_t ol = 0;
     otext = slurp(so, &ol);
     etext = slurp(se, NULL);
@@ -468,11 +610,28 @@ int cmd_verify(const cli_verb *v, int argc, char **argv) {
         for (int i = 0; i < n_reps; i++) jv_free(reps[i]);
         goto out;
     }
+    /* A model the harness could not process (timed out, unreadable, the page crashed) has no
+       verdict: it is an error (exit 2), named in one line after the others' reports. */
+    char unprocessed[1024] = "";
+    int n_unprocessed = 0;
+    for (int i = 0; i < n_pos; i++) {
+        if (jv_bool(reps[i], "ok", 0)) continue;
+        char what[400];
+        if (jv_bool(reps[i], "timed_out", 0)) snprintf(what, sizeof what, "timed out after %ld s", timeout);
+        else snprintf(what, sizeof what, "%s", jv_str(reps[i], "error", "the harness could not process it"));
+        size_t used = strlen(unprocessed);
+        snprintf(unprocessed + used, sizeof unprocessed - used, "%s%s: %s", used ? "; " : "", pos[i], what);
+        n_unprocessed++;
+    }
     json_w j;
-    int all_ok = 1, n_agree = 0, n_ok = 0;
+    int all_ok = 1, n_agree = 0, n_ok = 0, n_judged = 0;
     if (json) {
         json_init(&j, stdout);
         json_obj_open(&j);
+        json_key_str(&j, "verb", "verify");
+        json_key(&j, "model"); /* the path when one MODEL is given; several: null (see models) */
+        if (n_pos == 1) json_str(&j, pos[0]);
+        else json_null(&j);
         json_key_str(&j, "backend", "ML Drift (LiteRT.js WebGPU, headless Chromium)");
         json_key_str(&j, "precision", prec);
         json_key_str(&j, "fill", fill);
@@ -480,27 +639,44 @@ int cmd_verify(const cli_verb *v, int argc, char **argv) {
         json_arr_open(&j);
     }
     for (int i = 0; i < n_pos; i++) {
+        if (!jv_bool(reps[i], "ok", 0)) {
+            all_ok = 0;
+            if (json) {
+                json_obj_open(&j);
+                json_key_str(&j, "model", pos[i]);
+                json_key_bool(&j, "ok", false);
+                json_key_str(&j, "error", jv_bool(reps[i], "timed_out", 0) ? "timed out" : jv_str(reps[i], "error", NULL));
+                json_key_bool(&j, "timed_out", jv_bool(reps[i], "timed_out", 0));
+                json_obj_close(&j);
+            }
+            jv_free(reps[i]);
+            continue;
+        }
         int agree = 0;
         if (verify_one(pos[i], models[i], preds[i], reps[i], dir, prec, fill, corr, json ? &j : NULL, &agree)) n_ok++;
         else all_ok = 0;
-        n_agree += agree;
+        n_agree += agree > 0;
+        n_judged += agree >= 0;
         jv_free(reps[i]);
     }
     if (json) {
         json_arr_close(&j);
-        json_key_int(&j, "check_agrees", n_agree);
-        json_key_int(&j, "models_ok", n_ok);
-        json_key_int(&j, "models_checked", n_pos);
+        json_key_int(&j, "n_models", n_pos);
+        json_key_int(&j, "n_ok", n_ok);
+        json_key_int(&j, "n_judged", n_judged);
+        json_key_int(&j, "n_check_agrees", n_agree);
+        json_key_int(&j, "n_unprocessed", n_unprocessed);
         json_key_bool(&j, "ok", all_ok);
         json_obj_close(&j);
         rc = json_finish(&j) ? cli_error("cannot write the report") : (all_ok ? CLI_OK : CLI_FINDINGS);
     } else {
         if (n_pos > 1)
-            printf("%d model(s): %d fully on the GPU and within tolerance; check agrees with the delegate on %d\n", n_pos,
-                   n_ok, n_agree);
+            printf("%d model(s): %d fully on the GPU and within tolerance; check agrees with the delegate on %d of the %d "
+                   "judged\n", n_pos, n_ok, n_agree, n_judged);
         if (out_dir) printf("outputs and the harness log are in %s\n", out_dir);
         rc = all_ok ? CLI_OK : CLI_FINDINGS;
     }
+    if (n_unprocessed && rc != CLI_ERROR) rc = cli_error("verify: %s", unprocessed);
 out:
     free(otext);
     free(etext);

@@ -40,7 +40,8 @@ static const cli_verb verbs[] = {
      "  -h, --help              show this help\n"},
     {"check", cmd_check,
      "Will the model run fully on the phone's GPU? If not: why, and what fixes it.",
-     "litegpu check MODEL [--target mldrift|classic] [--json] | --explain RULE | --list-rules",
+     "litegpu check MODEL [--target mldrift|classic] [--max-gpu-ops N] [--json] | litegpu check --explain RULE [--json] "
+     "| litegpu check --list-rules [--markdown|--json]",
      "Applies the GPU delegates' rules (from LiteRT's source) and the field rules phones\n"
      "enforce beyond it to every op, then partitions the graph as the delegate would.\n"
      "Prints a one-line verdict, the findings grouped by rule (op, tensors, reason, fix,\n"
@@ -51,25 +52,29 @@ static const cli_verb verbs[] = {
      "options:\n"
      "  -t, --target T      mldrift (CompiledModel GPU, the default) or classic (GPU delegate)\n"
      "  --json              print the report as JSON\n"
-     "  --explain RULE      print a rule's documentation\n"
-     "  --list-rules        list every rule (with --markdown: as a table; --json: as JSON)\n"
-     "  --max-gpu-ops N     warn above N delegated ops (shader compile limit; default 1000)\n"
-     "  -h, --help          show this help\n"},
+     "  --max-gpu-ops N     warn above N delegated ops (shader compile limit; default 900)\n"
+     "  --explain RULE      print a rule's documentation (no MODEL; --json: as JSON)\n"
+     "  --list-rules        list every rule (no MODEL)\n"
+     "  --markdown          with --list-rules: as a Markdown table\n"
+     "  -h, --help          show this help\n"
+     "Options a mode does not take (--target with --explain, --markdown without --list-rules)\n"
+     "are errors.\n"},
     {"run", cmd_run,
      "Run the model with the reference kernels, in fp32 or emulated GPU fp16.",
-     "litegpu run MODEL [--input NAME=FILE.npy]... [--fill half|pattern|random:SEED] [--precision f32|f16|f32_f16] [--out DIR] [--dump-all DIR] [--json]",
+     "litegpu run MODEL [--input NAME=FILE.npy]... [--fill half|pattern|random:SEED] [--precision f32|f16|f32_f16] [--threads N] [--out DIR] [--dump-all DIR] [--force] [--json]",
      "Prints each output's shape and range. Inputs not given with --input are filled.\n"
      "\n"
      "options:\n"
      "  -i, --input NAME=FILE.npy  an input by name or index, from a NumPy .npy file (repeatable)\n"
      "  --fill F                   half (0.5), pattern ((i*7919+13)%1009/1009) or random:SEED\n"
      "  -p, --precision P          f32 (reference), f16 (GPU: half storage and accumulation),\n"
-     "                             f32_f16 (half storage, fp32 arithmetic)\n"
+     "                             f32_f16 (half storage, fp32 arithmetic); fp32, fp16 also\n"
      "  --threads N                worker threads for the heavy kernels\n"
      "  -o, --out DIR              write output_K.npy and input_K.npy into DIR\n"
      "  --dump-all DIR             write every op's outputs (tNNNNN.npy) and manifest.json\n"
      "  --force                    write into a non-empty DIR\n"
-     "  --json                     print the result as JSON\n"},
+     "  --json                     print the result as JSON\n"
+     "  -h, --help                 show this help\n"},
     {"compare", cmd_compare,
      "Compare fp32 with emulated GPU precision (one model), or two models.",
      "litegpu compare MODEL [--precision f16|f32_f16] [--corr C] [--threads N] | litegpu compare A.tflite B.tflite [--random N] [--atol A] [--rtol R] [--threads N]",
@@ -81,7 +86,7 @@ static const cli_verb verbs[] = {
      "Exit code 0: within tolerance; 1: not; 2: error.\n"
      "\n"
      "options:\n"
-     "  -p, --precision P   precision mode: f16 (default) or f32_f16; two models: the run precision\n"
+     "  -p, --precision P   precision mode: f16|fp16 (default) or f32_f16; two models: the run precision\n"
      "  -i, --input NAME=FILE.npy, --fill F   the input (see litegpu help run)\n"
      "  --corr C            divergence threshold on the correlation (default 0.999)\n"
      "  --all               list every tensor (default: only the interesting ones on big models)\n"
@@ -89,7 +94,8 @@ static const cli_verb verbs[] = {
      "  --seed S            first random seed (default 1)\n"
      "  --atol A, --rtol R  allclose tolerances (default 1e-4, 1e-3)\n"
      "  --threads N         worker threads for the heavy kernels (default 1; results do not depend on it)\n"
-     "  --json              print the report as JSON\n"},
+     "  --json              print the report as JSON\n"
+     "  -h, --help          show this help\n"},
     {"bench", cmd_bench,
      "Time the reference interpreter and plan its memory.",
      "litegpu bench MODEL [--runs N] [--warmup W] [--threads N] [--precision P] [--json]",
@@ -102,12 +108,13 @@ static const cli_verb verbs[] = {
      "  --warmup W            warm-up runs (default 5)\n"
      "  --min-warmup-ms MS    keep warming up for at least MS milliseconds\n"
      "  --threads N           worker threads\n"
-     "  -p, --precision P     f32 (default), f16 or f32_f16\n"
+     "  -p, --precision P     f32 (default), f16 or f32_f16 (fp32, fp16 also)\n"
      "  --fill F              the input fill (default half)\n"
-     "  --json                print the report as JSON\n"},
+     "  --json                print the report as JSON\n"
+     "  -h, --help            show this help\n"},
     {"verify", cmd_verify,
      "Run the model on the real ML Drift GPU delegate (LiteRT.js WebGPU) and hold check to it.",
-     "litegpu verify MODEL [--precision fp32|fp16] [--fill half|pattern] [--out DIR] [--json]",
+     "litegpu verify MODEL... [--precision f32|f16] [--fill half|pattern] [--corr C] [--timeout S] [--out DIR [--force]] [--json]",
      "Loads the model into ML Drift, the engine of CompiledModel GPU, through LiteRT.js's\n"
      "WebGPU backend in headless Chromium (software adapter; no phone, no GPU), and reports\n"
      "whether it compiled, whether it runs fully on the GPU (judged from isFullyAccelerated,\n"
@@ -119,12 +126,15 @@ static const cli_verb verbs[] = {
      "unavailable (install it with 'make verify-deps').\n"
      "\n"
      "options:\n"
-     "  -p, --precision P   fp32 (default) or fp16 (gpuOptions.precision)\n"
+     "  -p, --precision P   f32|fp32 (default) or f16|fp16 (gpuOptions.precision; no f32_f16)\n"
      "  --fill F            half (default) or pattern\n"
      "  --corr C            output correlation threshold (default 0.999; fp16: 0.99)\n"
      "  -o, --out DIR       keep the outputs (.npy) and the harness log in DIR\n"
-     "  --timeout S         seconds allowed for the model (default 180)\n"
-     "  --json              print the report as JSON\n"},
+     "  --force             with --out: write into a non-empty DIR\n"
+     "  --timeout S         seconds allowed for each model (default 180); a model that takes\n"
+     "                      longer is an error (exit 2), not a verdict\n"
+     "  --json              print the report as JSON\n"
+     "  -h, --help          show this help\n"},
 };
 #define N_VERBS (sizeof verbs / sizeof verbs[0])
 
@@ -167,9 +177,21 @@ static void general_help(FILE *f) {
             "exit codes: 0 ok, 1 findings, 2 usage or input error (one line on stderr)\n");
 }
 
+static const char help_usage[] = "litegpu help [VERB]";
+
+static void help_help(FILE *f) {
+    fprintf(f, "usage: %s\n\nShow the list of verbs, or one verb's usage and options.\n\n"
+               "arguments:\n"
+               "  VERB          a verb (litegpu help lists them), or help\n"
+               "Same as litegpu VERB --help.\n", help_usage);
+}
+
 static int cmd_help(int argc, char **argv) {
-    if (argc > 3) return cli_error("help: too many arguments (usage: litegpu help [VERB])");
-    if (argc == 3) {
+    if (argc > 3) return cli_error("help: too many arguments (usage: %s)", help_usage);
+    if (argc == 3 && (strcmp(argv[2], "help") == 0 || strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0)) {
+        help_help(stdout);
+    } else if (argc == 3) {
+        if (argv[2][0] == '-') return cli_error("help: unknown option '%s' (usage: %s)", argv[2], help_usage);
         const cli_verb *v = verb_find(argv[2]);
         if (!v) return unknown_verb(argv[2]);
         cli_verb_help(v, stdout);
