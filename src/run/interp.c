@@ -345,6 +345,15 @@ lg_status lg_interp_create(const lg_model *m, const lg_run_options *opt, lg_inte
             n->folded = 1;
         }
     }
+    /* every graph output must be computed: produced by an op, or an input, a constant or a
+       variable (a malformed file can name any tensor; its view would have no data) */
+    for (uint32_t k = 0; k < sg->n_outputs; k++) {
+        int32_t t = sg->outputs[k];
+        if (it->t[t].is_const || available_before(it, t, sg->n_ops)) continue;
+        st = lgi_fail(err, LG_ERR_FORMAT, "output %u is tensor %d \"%s\", which no op produces and which is "
+                      "neither a graph input nor a constant", k, t, lgi_printable(sg->tensors[t].name).s);
+        goto fail;
+    }
     if ((st = plan_memory(it, err)) != LG_OK) goto fail;
     if (it->scratch_bytes) {
         it->scratch = it->scratch_bytes <= SIZE_MAX ? alloc(ud, NULL, 0, (size_t)it->scratch_bytes) : NULL;

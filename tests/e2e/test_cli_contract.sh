@@ -6,9 +6,8 @@
 #  - precision: fp32/f32, fp16/f16 and f32_f16 are accepted, the canonical name is printed;
 #  - --json: every verb's report is one object with "verb" (the verb), "model" (the path as
 #    given; null for check --list-rules/--explain and for verify with several models) and
-#    "ok" (true exactly when the exit code is 0); counts are n_* (no "ops"/"blockers"/"id").
-#    run and compare are not checked here yet: their owners apply the same keys (add their
-#    run_json lines at the end once they do).
+#    "ok" (true exactly when the exit code is 0); counts are n_* (no "ops"/"blockers"/"id"),
+#    on every verb (info, convert, check, run, compare in both modes, bench, verify).
 # Env: LG (default build/litegpu).
 set -u
 cd "$(dirname "$0")/../.."
@@ -118,6 +117,10 @@ run_json "check --json (not ready: ok false, exit 1)" check examples/blocked_net
 run_json "check --list-rules --json" check - check --list-rules --json
 run_json "check --explain --json" check - check --explain graph-size --json
 run_json "bench --json" bench "$MODEL" bench "$MODEL" --runs 2 --warmup 0 --json
+run_json "run --json" run "$MODEL" run "$MODEL" --json
+run_json "compare --json (precision)" compare "$MODEL" compare "$MODEL" --json
+run_json "compare --json (diverges: ok false, exit 1)" compare examples/layernorm_512.tflite compare examples/layernorm_512.tflite --input x=examples/layernorm_input.npy --json
+run_json "compare --json (two models)" compare "$MODEL" compare "$MODEL" "$MODEL" --random 1 --json
 run_json "verify --json (one model)" verify "$MODEL" verify "$MODEL" --json
 run_json "verify --json (two models: model null)" verify - verify "$MODEL" examples/blocked_net.tflite --json
 

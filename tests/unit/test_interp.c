@@ -51,6 +51,28 @@ LG_TEST(interp_create_null_err_unproduced_input) {
     lg_model_free(m);
 }
 
+/* A graph output no op produces (a mutated file's): refused at create, not a NULL view that
+   `litegpu run` would read (found by the malformed sweep). Near miss: the output is an input. */
+LG_TEST(interp_create_refuses_unproduced_output) {
+    lg_model *m = NULL;
+    lg_error err;
+    if (lg_model_new(NULL, NULL, &m, &err) != LG_OK) return;
+    lg_builder b;
+    lg_builder_init(&b, m, 0);
+    int x = lg_b_tensor(&b, "x", LG_FLOAT32, LG_DIMS(4));
+    int y = lg_b_tensor(&b, "y", LG_FLOAT32, LG_DIMS(4));
+    lg_b_io(&b, LG_IDS(x), LG_IDS(y)); /* no op at all */
+    CHECK_OK(b.status, &b.err);
+    lg_interp *it = NULL;
+    CHECK_EQ_INT(lg_interp_create(m, NULL, &it, &err), LG_ERR_FORMAT);
+    CHECK(strstr(err.msg, "output 0 is tensor 1 \"y\", which no op produces") != NULL);
+    CHECK(it == NULL);
+    CHECK_OK(lg_subgraph_set_io(m, 0, (const int32_t[]){x}, 1, (const int32_t[]){x}, 1, &err), &err);
+    CHECK_OK(lg_interp_create(m, NULL, &it, &err), &err);
+    lg_interp_free(it);
+    lg_model_free(m);
+}
+
 /* A hook that counts its blocks and fails every request after `budget` successful ones
    (budget < 0: never fails). */
 typedef struct counting {

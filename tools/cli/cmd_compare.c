@@ -356,7 +356,7 @@ static int models_mode(const cli_verb *v, const char *pa, const char *pb, const 
         json_arr_open(&j);
         for (uint32_t c = 0; c < r->n_cases; c++) {
             json_obj_open(&j);
-            json_key_str(&j, "input", r->cases[c].input);
+            json_key_str(&j, "source", r->cases[c].input); /* the input fill, as in precision mode */
             json_key(&j, "outputs");
             json_arr_open(&j);
             for (uint32_t k = 0; k < r->n_outputs; k++) {

@@ -165,11 +165,9 @@ int cmd_convert(const cli_verb *v, int argc, char **argv) {
     /* Input format from the content; ONNX and unknown formats are refused here. */
     if (cli_model_check_format(in) != 0) return CLI_ERROR;
     if (same_file(in, out)) return cli_error("%s: refusing to write over the input file", out);
-    struct stat so;
-    if (stat(out, &so) == 0) {
-        if (S_ISDIR(so.st_mode)) return cli_error("%s: is a directory", out);
-        if (!force) return cli_error("%s: output exists (use --force to replace it)", out);
-    }
+    /* the one output rule (a regular file, replaced only with --force; never a link, device,
+       FIFO or folder), checked before the work so a refused output fails fast */
+    if (cli_output_check(out, force)) return CLI_ERROR;
 
     lg_model *m = NULL;
     lg_error err;

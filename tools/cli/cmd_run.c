@@ -85,6 +85,7 @@ const char cli_run_help[] =
     "  --dump-all DIR             write every op's outputs (tNNNNN.npy) and manifest.json\n"
     "  --force                    write into a non-empty DIR (same-named files are replaced)\n"
     "  --json                     print the result as JSON\n"
+    "  -h, --help                 show this help\n"
     "\n"
     "A folder is filled in a temporary folder next to it and appears only when the run\n"
     "succeeds: a failed run leaves nothing behind. A symbolic link, device or file given as\n"
@@ -208,11 +209,7 @@ static bool same_dir_arg(const char *a, const char *b) {
 }
 
 int cmd_run(const cli_verb *verb, int argc, char **argv) {
-    /* run's usage and help live here (cli_run_usage/cli_run_help), whatever the table says */
-    cli_verb rv = *verb;
-    rv.usage = cli_run_usage;
-    rv.help = cli_run_help;
-    const cli_verb *v = &rv;
+    const cli_verb *v = verb; /* its usage and help are cli_run_usage/cli_run_help (main.c) */
     bool json = false, force = false, allow_flat = false;
     const char *fill = NULL, *prec = NULL, *threads = NULL, *out_dir = NULL, *out_o = NULL, *dump_dir = NULL;
     const char *inputs[64];

@@ -61,37 +61,30 @@ static const cli_verb verbs[] = {
      "are errors.\n"},
     {"run", cmd_run,
      "Run the model with the reference kernels, in fp32 or emulated GPU fp16.",
-     "litegpu run MODEL [--input NAME=FILE.npy]... [--fill half|pattern|random:SEED] [--precision f32|f16|f32_f16] [--threads N] [--out DIR] [--dump-all DIR] [--force] [--json]",
-     "Prints each output's shape and range. Inputs not given with --input are filled.\n"
-     "\n"
-     "options:\n"
-     "  -i, --input NAME=FILE.npy  an input by name or index, from a NumPy .npy file (repeatable)\n"
-     "  --fill F                   half (0.5), pattern ((i*7919+13)%1009/1009) or random:SEED\n"
-     "  -p, --precision P          f32 (reference), f16 (GPU: half storage and accumulation),\n"
-     "                             f32_f16 (half storage, fp32 arithmetic); fp32, fp16 also\n"
-     "  --threads N                worker threads for the heavy kernels\n"
-     "  -o, --out DIR              write output_K.npy and input_K.npy into DIR\n"
-     "  --dump-all DIR             write every op's outputs (tNNNNN.npy) and manifest.json\n"
-     "  --force                    write into a non-empty DIR\n"
-     "  --json                     print the result as JSON\n"
-     "  -h, --help                 show this help\n"},
+     cli_run_usage, cli_run_help}, /* tools/cli/cmd_run.c keeps run's usage and help */
     {"compare", cmd_compare,
      "Compare fp32 with emulated GPU precision (one model), or two models.",
-     "litegpu compare MODEL [--precision f16|f32_f16] [--corr C] [--threads N] | litegpu compare A.tflite B.tflite [--random N] [--atol A] [--rtol R] [--threads N]",
-     "Precision mode runs MODEL in f32 and in the emulated precision on the same input and\n"
-     "reports, for every tensor, max abs/rel error, cosine, Pearson correlation, NMSE and\n"
-     "inf/NaN counts; the first op whose output diverges (correlation below --corr, default\n"
-     "0.999, or new inf/NaN) and the overflow events. Two-model mode runs A and B on a golden\n"
-     "input (--input, or half) plus N random ones and checks allclose and argmax agreement.\n"
-     "Exit code 0: within tolerance; 1: not; 2: error.\n"
+     "litegpu compare MODEL [--precision f16|f32_f16] [--input NAME=FILE.npy | --fill F | --seed S] [--tol T] [--floor F] [--corr C] [--max-rel R] [--all] [--threads N] [--json] | litegpu compare A.tflite B.tflite [--input ...] [--random N] [--seed S] [--atol A] [--rtol R] [--threads N] [--json]",
+     "Precision mode runs MODEL in f32 and in the emulated precision on the same input (by\n"
+     "default random:1, uniform in [-1, 1); the report names the input used) and reports, for\n"
+     "every tensor, max abs/rel error, cosine, Pearson correlation, NMSE, the judge's score and\n"
+     "inf/NaN counts; the first op whose output diverges; and the overflow events. Each output\n"
+     "is judged against its own scale: score = rms(f16 - f32) / scale, scale = the f32 output's\n"
+     "std (its magnitude when constant, never below --floor); it passes when score <= --tol and\n"
+     "no new inf/NaN appears. Undefined statistics print n/a (JSON null). Two-model mode runs A\n"
+     "and B on a golden input (--input, or the pattern fill) plus N random ones and checks\n"
+     "allclose and argmax agreement. Exit code 0: within tolerance; 1: not; 2: error.\n"
      "\n"
      "options:\n"
      "  -p, --precision P   precision mode: f16|fp16 (default) or f32_f16; two models: the run precision\n"
      "  -i, --input NAME=FILE.npy, --fill F   the input (see litegpu help run)\n"
-     "  --corr C            divergence threshold on the correlation (default 0.999)\n"
+     "  --seed S            precision mode: the input is random:S (default 1); two models: first random seed\n"
+     "  --tol T             score tolerance (default 0.05)\n"
+     "  --floor F           smallest scale (default 6.1e-05 = 2^-14, the smallest normal half)\n"
+     "  --corr C            also require Pearson >= C (outputs of 8+ values; default off)\n"
+     "  --max-rel R         also require max_rel <= R (default off)\n"
      "  --all               list every tensor (default: only the interesting ones on big models)\n"
      "  --random N          random inputs after the golden one (default 8)\n"
-     "  --seed S            first random seed (default 1)\n"
      "  --atol A, --rtol R  allclose tolerances (default 1e-4, 1e-3)\n"
      "  --threads N         worker threads for the heavy kernels (default 1; results do not depend on it)\n"
      "  --json              print the report as JSON\n"
@@ -128,7 +121,8 @@ static const cli_verb verbs[] = {
      "options:\n"
      "  -p, --precision P   f32|fp32 (default) or f16|fp16 (gpuOptions.precision; no f32_f16)\n"
      "  --fill F            half (default) or pattern\n"
-     "  --corr C            output correlation threshold (default 0.999; fp16: 0.99)\n"
+     "  --corr C            also require GPU-vs-CPU Pearson >= C per output (default off: each\n"
+     "                      output is judged as compare judges it, score = rms error / scale <= 0.05)\n"
      "  -o, --out DIR       keep the outputs (.npy) and the harness log in DIR\n"
      "  --force             with --out: write into a non-empty DIR\n"
      "  --timeout S         seconds allowed for each model (default 180); a model that takes\n"
