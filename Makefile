@@ -102,6 +102,7 @@ fuzz: $(B)/fuzz/fuzz_tflite_read corpus
 	$(B)/fuzz/fuzz_tflite_read -max_total_time=$${FUZZ_SECONDS:-300} -rss_limit_mb=2048 $(B)/fuzz/corpus
 
 check-gen:
+	@test -f ../shared/reference/tflite-schema.fbs || { echo "FAIL missing ../shared/reference/tflite-schema.fbs (the generator reads the TFLite schema from there)"; echo "generated: 0 passed, 1 failed"; exit 1; }
 	@d=$$(mktemp -d) && python3 tools/gen/gen_schema.py ../shared/reference/tflite-schema.fbs $$d 2>/dev/null && \
 	  for f in include/lg/options.h include/lg/ops.def src/ir/schema_gen.c; do \
 	    cmp -s $$d/$$f $$f || { echo "stale generated file: $$f (run tools/gen/gen_schema.py)"; exit 1; }; done; \

@@ -20,6 +20,12 @@ trap 'rm -rf "$T"' EXIT
 pass=0; fail=0
 ok()  { echo "PASS $1"; pass=$((pass + 1)); }
 bad() { echo "FAIL $1${2:+: $2}"; fail=$((fail + 1)); }
+# the reference schema lives beside the repository (../shared/reference/): one line when missing
+if [ ! -f "$SCHEMA" ]; then
+    bad "reference schema" "missing $SCHEMA (flatc reads the TFLite schema from ../shared/reference/)"
+    echo "builder_litert: $pass passed, $fail failed"
+    exit 1
+fi
 finish() { echo "builder_litert: $pass passed, $fail failed"; [ "$fail" -eq 0 ]; exit $?; }
 
 models=(add_const conv_relu conv_relu_external fc_softmax)

@@ -15,6 +15,12 @@ trap 'rm -rf "$T"' EXIT
 pass=0; fail=0
 ok()  { echo "PASS $1"; pass=$((pass + 1)); }
 bad() { echo "FAIL $1${2:+: $2}"; fail=$((fail + 1)); }
+# the reference schema lives beside the repository (../shared/reference/): one line when missing
+if [ ! -f "$SCHEMA" ]; then
+    bad "reference schema" "missing $SCHEMA (flatc reads the TFLite schema from ../shared/reference/)"
+    echo "corpus_roundtrip: $pass passed, $fail failed"
+    exit 1
+fi
 
 models=(face_detection_short_range face_detection_full_range_sparse selfie_segmentation
         hand_landmark_lite pose_landmark_lite)
