@@ -295,7 +295,7 @@ static void tanh_softmax(lg_builder *b, lgm_io io) {
     int x = lg_b_tensor(b, "x", LG_FLOAT32, LG_DIMS(1, 4));
     int prev = x;
     for (int i = 0; i < 5; i++) {
-        char name[8];
+        char name[16];
         snprintf(name, sizeof name, "a%d", i);
         int t = lg_b_tensor(b, name, LG_FLOAT32, LG_DIMS(1, 4));
         lg_b_op(b, LG_OP_TANH, LG_IDS(prev), LG_IDS(t));
