@@ -52,7 +52,7 @@ static int check_info(const lg_model *m, char *why, size_t why_size) {
     /* the checker reads untrusted models too: it must finish on every model the reader
        accepts, for both targets */
     for (int t = 0; t < LG_TARGET_COUNT; t++) {
-        lg_check_options co = {(lg_target)t, 0};
+        lg_check_options co = {(lg_target)t, 0, LG_GPU_ANY};
         lg_check_report *rep = NULL;
         st = lg_check_model(m, &co, &rep, &err);
         if (st != LG_OK && st != LG_ERR_NOMEM) {

@@ -6,9 +6,11 @@
  * classic delegate's model_builder.cc, ML Drift's model_builder.cc/operation_parser.cc),
  * plus field rules that phones enforce beyond the source (the seed field notes), each with
  * its source. One table (src/check/rules.def) defines every rule: the checker, `--explain`
- * and the README's rule list are generated from it.
+ * and the README's rule list are generated from it. Each rule names the GPU families it
+ * applies to (lg_gpu): the delegate-source rules all of them, a field rule the families it
+ * was seen on; lg_check_options.gpu picks one family (LG_GPU_ANY, the default: all rules).
  *
- *     lg_check_options opt = {LG_TARGET_MLDRIFT};
+ *     lg_check_options opt = {LG_TARGET_MLDRIFT, 0, LG_GPU_MALI};
  *     lg_check_report *rep;
  *     if (lg_check_model(m, &opt, &rep, &err) == LG_OK) {
  *         for (uint32_t i = 0; i < rep->n_findings; i++)
@@ -39,6 +41,27 @@ const char *lg_target_name(lg_target t); /* "mldrift", "classic" */
 /* Parse "mldrift"/"classic"; returns -1 if unknown. */
 int lg_target_from_name(const char *name);
 
+/* The GPU family a model is checked for. A rule applies to a family when it was read in code
+   that family runs (the delegate-source rules: all families) or seen on it (the field rules).
+   LG_GPU_ANY applies every rule: the conservative union, for a model that must run anywhere. */
+typedef enum lg_gpu {
+    LG_GPU_ANY = 0,    /* every family's rules (the default) */
+    LG_GPU_MALI = 1,   /* Arm Mali (the seed field notes: Pixel 8a) */
+    LG_GPU_ADRENO = 2, /* Qualcomm Adreno: no field reports, the delegate-source rules only */
+    LG_GPU_WEBGPU = 3, /* ML Drift's WebGPU backend (LiteRT.js; litegpu verify) */
+    LG_GPU_COUNT
+} lg_gpu;
+
+/* Rule family masks: LG_GPU_BIT(LG_GPU_MALI) ... ; LG_GPUS_ALL = the three families. */
+#define LG_GPU_BIT(g) (1u << (g))
+#define LG_GPUS_ALL (LG_GPU_BIT(LG_GPU_MALI) | LG_GPU_BIT(LG_GPU_ADRENO) | LG_GPU_BIT(LG_GPU_WEBGPU))
+
+const char *lg_gpu_name(lg_gpu g); /* "any", "mali", "adreno", "webgpu" */
+/* Parse "any"/"mali"/"adreno"/"webgpu"; returns -1 if unknown. */
+int lg_gpu_from_name(const char *name);
+/* The families of a check for gpu: LG_GPUS_ALL for LG_GPU_ANY, else the family's bit. */
+unsigned lg_gpu_mask(lg_gpu g);
+
 typedef enum lg_severity { LG_SEV_BLOCKER = 0, LG_SEV_WARNING = 1 } lg_severity;
 const char *lg_severity_name(lg_severity s); /* "blocker", "warning" */
 
@@ -47,6 +70,8 @@ typedef struct lg_rule_info {
     const char *id;          /* stable id, e.g. "tensor-rank" */
     lg_severity severity;
     unsigned targets;        /* LG_TARGET_BIT mask */
+    unsigned gpus;           /* LG_GPU_BIT mask of the families it applies to */
+    const char *gpus_note;   /* why those families (seen where; believed elsewhere?) */
     const char *source_kind; /* "delegate-source", "device-reported (Mali)", "webgpu-observed" */
     const char *source;      /* where it comes from: file/function, seed section, issue */
     const char *title;       /* one line */
@@ -87,6 +112,7 @@ typedef struct lg_partition {
 
 typedef struct lg_check_report {
     lg_target target;
+    lg_gpu gpu;                 /* the family checked for (LG_GPU_ANY: all rules) */
     uint32_t subgraph;          /* the checked subgraph (0, the primary) */
     uint32_t n_ops;             /* ops in it */
     uint32_t n_gpu_ops;         /* delegated */
@@ -94,6 +120,7 @@ typedef struct lg_check_report {
     uint32_t n_cpu_ops;         /* on the CPU */
     uint32_t n_supported_ops;   /* pass every rule (GPU + those left out of the largest partition) */
     uint32_t n_blockers, n_warnings;
+    uint32_t n_other_gpu_findings; /* findings left out: their rule is for other families only */
     bool ready;                 /* no blocker: runs fully on the GPU */
     lg_finding *findings;       uint32_t n_findings;  /* ordered by op, then rule */
     lg_partition *partitions;   uint32_t n_partitions; /* alternating GPU/CPU subsets */
@@ -110,6 +137,10 @@ typedef struct lg_check_options {
        compile limit seen in the field; 0 = LG_CHECK_DEFAULT_MAX_GPU_OPS (900): in the seed
        field notes a 923-op delegated graph failed to compile, an 893-op one compiled. */
     uint32_t max_gpu_ops;
+    /* The GPU family: only the rules for it apply (LG_GPU_ANY = 0, the default: every
+       rule). The classic delegate has no WebGPU backend: LG_GPU_WEBGPU with
+       LG_TARGET_CLASSIC is LG_ERR_INVALID_ARG. */
+    lg_gpu gpu;
 } lg_check_options;
 
 /* Memory. lg_check_model's temporaries (the graph index of lg/graph.h, the per-tensor and

@@ -62,8 +62,10 @@ static void check_version(ck *c, const opx *x) {
     if (v <= maxv) return;
     const char *fix = NULL;
     if (computed > maxv && x->code == LG_OP_TRANSPOSE_CONV)
-        fix = "unfuse the activation: TRANSPOSE_CONV without activation, then a RELU op (version 3); "
-              "on Mali, use the ZeroStuff transposed conv instead";
+        fix = lgc_rule_applies(c, R_MALI_TRANSPOSE_CONV)
+                  ? "unfuse the activation: TRANSPOSE_CONV without activation, then a RELU op (version 3); "
+                    "on Mali, use the ZeroStuff transposed conv instead"
+                  : "unfuse the activation: TRANSPOSE_CONV without activation, then a RELU op (version 3)";
     else if (computed > maxv && strstr(why, "FLOAT16"))
         fix = "keep runtime tensors FLOAT32 (store weights as FLOAT16 + DEQUANTIZE, which the delegate folds)";
     else if (computed <= maxv)
@@ -88,7 +90,7 @@ static void check_tensors(ck *c, const opx *x) {
             lgc_with_tensor(f, t);
         }
         if (c->is_const[t] && is_in) continue;
-        if (tt->type == LG_INT64) {
+        if (tt->type == LG_INT64 && lgc_rule_applies(c, R_INT64_TENSOR)) {
             lg_finding *f = lgc_add(c, R_INT64_TENSOR, x, NULL, "Tensor type(INT64) is not supported: %s %d \"%s\"",
                                 is_in ? "input" : "output", t, lgc_tname(c, t));
             lgc_with_tensor(f, t);
@@ -328,9 +330,9 @@ static void suggest_split(ck *c, lg_check_report *rep, uint32_t max_ops) {
                  "parts as two models", best, lg_op_name(c->m, &sg->ops[best]), best_cross);
     else
         snprintf(fix, sizeof fix, "split the graph in two and run the parts as two models");
-    lgc_add(c, R_GRAPH_SIZE, NULL, fix, "%u ops would be delegated (more than %u); whole-graph shader "
-        "compilation may fail on Mali", rep->n_gpu_ops, max_ops);
-    if (c->n_f && found) c->f[c->n_f - 1].op = (int32_t)best;
+    lg_finding *f = lgc_add(c, R_GRAPH_SIZE, NULL, fix, "%u ops would be delegated (more than %u); "
+                            "whole-graph shader compilation may fail on Mali", rep->n_gpu_ops, max_ops);
+    if (f && found) f->op = (int32_t)best;
 }
 
 /* ------------------------------------------------------------------ driver */
@@ -401,6 +403,7 @@ static lg_status finish_report(ck *c, uint8_t *supported, uint32_t max_ops, lg_c
         if (c->f[i].rule->severity == LG_SEV_BLOCKER) rep->n_blockers++;
         else rep->n_warnings++;
     }
+    rep->n_other_gpu_findings = c->n_other_gpu;
     rep->findings = c->f;
     rep->n_findings = c->n_f;
     c->f = NULL;
@@ -417,6 +420,12 @@ lg_status lg_check_model(const lg_model *m, const lg_check_options *opt, lg_chec
     if (m->n_subgraphs == 0) return lgi_fail(err, LG_ERR_INVALID_ARG, "the model has no subgraph");
     lg_target target = opt ? opt->target : LG_TARGET_MLDRIFT;
     if ((unsigned)target >= LG_TARGET_COUNT) return lgi_fail(err, LG_ERR_INVALID_ARG, "unknown target %d", (int)target);
+    lg_gpu gpu = opt ? opt->gpu : LG_GPU_ANY;
+    if ((unsigned)gpu >= LG_GPU_COUNT) return lgi_fail(err, LG_ERR_INVALID_ARG, "unknown GPU family %d", (int)gpu);
+    /* the classic delegate's backends are OpenCL and OpenGL ES; WebGPU is ML Drift's (LiteRT.js) */
+    if (gpu == LG_GPU_WEBGPU && target == LG_TARGET_CLASSIC)
+        return lgi_fail(err, LG_ERR_INVALID_ARG, "the classic GPU delegate has no WebGPU backend "
+                        "(WebGPU runs ML Drift: target mldrift)");
     uint32_t max_ops = opt && opt->max_gpu_ops ? opt->max_gpu_ops : LG_CHECK_DEFAULT_MAX_GPU_OPS;
 
     ck c;
@@ -424,6 +433,7 @@ lg_status lg_check_model(const lg_model *m, const lg_check_options *opt, lg_chec
     c.m = m;
     c.sg = &m->subgraphs[0];
     c.target = target;
+    c.gpus = lg_gpu_mask(gpu);
     const lg_subgraph *sg = c.sg;
     lg_graph *g = NULL;
     LG_TRY(lg_graph_build(m, 0, &g, err));
@@ -445,6 +455,7 @@ lg_status lg_check_model(const lg_model *m, const lg_check_options *opt, lg_chec
     c.blocked = c.folded + no;
     uint8_t *supported = c.blocked + no;
     rep->target = target;
+    rep->gpu = gpu;
     rep->n_ops = sg->n_ops;
 
     scan_graph(&c);

@@ -24,7 +24,7 @@
 #include "lg/graph.h"
 
 enum {
-#define RULE(sym, id, sev, tg, kind, src, title, fix, doc) R_##sym,
+#define RULE(sym, id, sev, tg, gpus, gnote, kind, src, title, fix, doc) R_##sym,
 #include "check/rules.def"
 #undef RULE
     R_COUNT
@@ -37,12 +37,14 @@ typedef struct ck {
     const lg_subgraph *sg;
     uint32_t sg_index;
     lg_target target;
+    unsigned gpus;          /* lg_gpu_mask of the checked family: a rule applies if it shares a bit */
     const lg_graph *g;      /* producers and uses of subgraph sg_index (lg/graph.h) */
     uint8_t *is_const;      /* per tensor: constant (buffer data, or folded fp16 DEQUANTIZE) */
     uint8_t *folded;        /* per op */
     uint8_t *blocked;       /* per op: has a blocker */
     lg_finding *f;
     uint32_t n_f, cap_f;
+    uint32_t n_other_gpu;   /* findings left out because their rule is for other families */
     lg_status oom;
 } ck;
 
@@ -66,8 +68,11 @@ LG_INTERNAL int32_t lgc_producer(const ck *c, int32_t t);
    twice) and every subgraph output entry. */
 LG_INTERNAL uint32_t lgc_n_readers(const ck *c, int32_t t);
 /* Record a finding of rule for op x (NULL: the model); fix NULL = the rule's default. A
-   blocker marks the op unsupported. Returns NULL when the rule does not apply to the target. */
+   blocker marks the op unsupported. Returns NULL when the rule does not apply to the target
+   or to the GPU family (the latter counted in n_other_gpu). */
 LG_INTERNAL lg_finding *lgc_add(ck *c, int rule, const opx *x, const char *fix, const char *fmt, ...) LGI_PRINTF(5, 6);
+/* Does rule apply to the checked target and GPU family? */
+LG_INTERNAL int lgc_rule_applies(const ck *c, int rule);
 LG_INTERNAL void lgc_with_tensor(lg_finding *f, int32_t t);
 LG_INTERNAL const char *lgc_shp(const ck *c, int32_t t, char *buf, size_t n);  /* "[1,8,8,3]" */
 LG_INTERNAL const char *lgc_tname(const ck *c, int32_t t);

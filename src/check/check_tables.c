@@ -150,7 +150,9 @@ static int is_int(int t) { return t == LG_INT8 || t == LG_INT16 || t == LG_INT32
 
 /* Is dtype t allowed for a runtime input (in = 1) or output (in = 0) of op on the target? */
 int lgc_dtype_ok(const ck *c, int32_t op, int t, int in, int input_pos) {
-    if (t == LG_INT64) return 1; /* reported by the int64-tensor field rule */
+    /* reported by the int64-tensor field rule where it applies (Mali, WebGPU); elsewhere the
+       lists below decide (none of them takes INT64) */
+    if (t == LG_INT64 && lgc_rule_applies(c, R_INT64_TENSOR)) return 1;
     if (lgc_is_float(t)) return 1;
     if (c->target == LG_TARGET_CLASSIC) {
         if (lgc_is_q8(t)) return 1; /* quantized ops are enabled by default */

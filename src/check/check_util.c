@@ -23,9 +23,18 @@ uint32_t lgc_n_readers(const ck *c, int32_t t) {
     return n;
 }
 
+int lgc_rule_applies(const ck *c, int rule) {
+    const lg_rule_info *ri = &lgc_rule_table[rule];
+    return (ri->targets & LG_TARGET_BIT(c->target)) && (ri->gpus & c->gpus);
+}
+
 lg_finding *lgc_add(ck *c, int rule, const opx *x, const char *fix, const char *fmt, ...) {
     const lg_rule_info *ri = &lgc_rule_table[rule];
     if (!(ri->targets & LG_TARGET_BIT(c->target))) return NULL;
+    if (!(ri->gpus & c->gpus)) {
+        c->n_other_gpu++;
+        return NULL;
+    }
     if (c->n_f == c->cap_f) {
         uint32_t nc = c->cap_f ? 2 * c->cap_f : 32;
         /* malloc, not the model's hook: c->f becomes the report's findings (lg/check.h) */

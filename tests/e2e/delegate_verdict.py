@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
-"""check --target mldrift against the real ML Drift delegate, model by model (stdlib only).
+"""check --target mldrift --gpu webgpu against the real ML Drift delegate, model by model
+(stdlib only).
 
-usage: delegate_verdict.py MANIFEST CHECK_TSV HARNESS_JSONL DOCUMENTED_TSV
+usage: delegate_verdict.py MANIFEST CHECK_TSV HARNESS_JSONL DOCUMENTED_TSV [RULES_JSON]
 
 MANIFEST        make_rule_models' manifest.tsv: file, rule, kind (trigger|nearmiss|invalid),
                 check_args; "invalid": a trigger TFLite itself refuses, which litegpu's reader
                 refuses too (check exits 2: judged NOT READY)
-CHECK_TSV       one line per model: file, exit code of `litegpu check --target mldrift --json`,
-                path of its JSON report
+CHECK_TSV       one line per model: file, exit code of `litegpu check --target mldrift --gpu
+                webgpu --json`, path of its JSON report
 HARNESS_JSONL   peers/verify/verify.js's output for the same models (one JSON line each)
 DOCUMENTED_TSV  tests/e2e/check_vs_webgpu.tsv: the known differences, one per model:
                 file, rule, side, gpu_output, reason
@@ -16,6 +17,10 @@ DOCUMENTED_TSV  tests/e2e/check_vs_webgpu.tsv: the known differences, one per mo
                         not-judged        the harness cannot run the model (no verdict)
                   gpu_output (check-blocks only): matches | differs | - : the GPU output against
                         LiteRT's CPU output (max|gpu-cpu| <= 1e-3 of max|cpu|, or > 0.1 / non-finite)
+RULES_JSON      `litegpu check --list-rules --json`: each rule's GPU families. A trigger of a rule
+                that is not for the report's "gpu" (a Mali field rule, checked with --gpu webgpu)
+                must NOT be reported: for that family it is a near-miss. Without it every
+                trigger must report its rule.
 
 "Fully on the GPU" is judged exactly as tools/cli/cmd_verify.c judges it: compiled, and
 isFullyAccelerated, and every output on 'webgpu', and no log line saying "not supported",
@@ -24,7 +29,8 @@ CPU. check's verdict is the report's "ok" (true exactly when READY).
 
 Prints one PASS/FAIL line per model (and per table-level check), then
 "agreement: A of J judged models (P%), D documented differences" and exits 1 on any FAIL.
-A model fails when: check does not report its rule (trigger) or reports it (near-miss); the two
+A model fails when: check does not report its rule (a trigger of a rule for the report's GPU
+family) or reports it (a near-miss, or a trigger of another family's rule); the two
 sides disagree and the table does not document it (or documents another side/output); the table
 documents a difference that no longer happens. The table fails when it names a model the
 manifest does not have, or when agreement is below 95% of the judged models.
@@ -98,8 +104,12 @@ def why(d):
 
 
 def main():
-    if len(sys.argv) != 5:
+    if len(sys.argv) not in (5, 6):
         raise SystemExit(__doc__.split('\n\n')[1])
+    rule_gpus = {}
+    if len(sys.argv) == 6:
+        with open(sys.argv[5]) as f:
+            rule_gpus = {r['rule']: r['gpus'] for r in json.load(f)['rules']}
     manifest = read_tsv(sys.argv[1], 3)
     if manifest and manifest[0][0] == 'file':
         manifest = manifest[1:]
@@ -135,7 +145,7 @@ def main():
         if out not in ('matches', 'differs', '-'):
             say(False, 'check_vs_webgpu.tsv: %s: unknown gpu_output %r' % (file, out))
 
-    judged = agree = n_doc = 0
+    judged = agree = n_doc = n_other_family = 0
     for m in manifest:
         file, rule, kind = m[0], m[1], m[2]
         c = checks.get(file)
@@ -160,11 +170,17 @@ def main():
         ready = bool(rep.get('ok'))  # check's --json: ok is true exactly when READY
         rules = sorted({x['rule'] for x in rep.get('findings', [])})
         blockers = sorted({x['rule'] for x in rep.get('findings', []) if x.get('severity') == 'blocker'})
+        gpu = rep.get('gpu', 'any')
+        for_gpu = gpu == 'any' or rule not in rule_gpus or gpu in rule_gpus[rule]
+        if kind == 'trigger' and not for_gpu:
+            n_other_family += 1
         if kind == 'invalid':
             blockers = ['refused as malformed']
-        elif (rule in rules) != (kind == 'trigger'):
+        elif (rule in rules) != (kind == 'trigger' and for_gpu):
             # the model no longer tests what its name says; its verdict is still compared below
-            say(False, '%s: check %s %s (a %s)' % (file, 'reports' if rule in rules else 'does not report', rule, kind))
+            say(False, '%s: check %s %s (a %s%s)' % (file, 'reports' if rule in rules else 'does not report', rule, kind,
+                                                  '' if for_gpu else ' of a rule for %s, not %s' % (
+                                                      ', '.join(rule_gpus[rule]), gpu)))
         d = harness.get(file)
         if d is None:
             say(False, '%s: no harness result' % file)
@@ -207,8 +223,9 @@ def main():
     pct = 100.0 * agree / judged if judged else 0.0
     say(judged > 0 and agree >= MIN_AGREEMENT * judged,
         'agreement %d of %d judged models = %.1f%% (need >= %.0f%%)' % (agree, judged, pct, 100 * MIN_AGREEMENT))
-    print('agreement: %d of %d judged models (%.1f%%), %d of %d in the manifest; %d documented difference(s)' % (
-        agree, judged, pct, agree, len(manifest), n_doc))
+    print('agreement: %d of %d judged models (%.1f%%), %d of %d in the manifest; %d documented difference(s); '
+          '%d trigger(s) of rules for other GPU families (not reported, as they should not be)' % (
+              agree, judged, pct, agree, len(manifest), n_doc, n_other_family))
     return 1 if fails else 0
 
 

@@ -7,7 +7,11 @@
 #    reason, fix, source_kind, source; summary.ops/gpu_ops/blockers/warnings), consistent
 #    with the exit code;
 #  - --explain works for every id of --list-rules --json, and --explain nope exits 2;
-#  - --target classic and the default (mldrift) differ on RELU_0_TO_1.
+#  - --target classic and the default (mldrift) differ on RELU_0_TO_1;
+#  - --gpu any|mali|adreno|webgpu: the family's verdict (blocked_net's Mali findings present
+#    with mali and any, absent with adreno/webgpu; TRANSPOSE_CONV with bias READY on classic
+#    for adreno), "gpu"/"gpus" in the JSON, the families in --list-rules and --explain, and
+#    --gpu any byte-identical to no --gpu.
 # The model checks also run under the ASan/UBSan build when it exists.
 # Env: LG (default build/litegpu), LG_SAN (default build/san/litegpu), CC (default cc).
 set -u
@@ -112,16 +116,19 @@ else
 fi
 
 # ---- --json: parses, stable fields, consistent with the exit code
-# json_check NAME FILE EXITCODE TARGET PYTHON-ASSERTIONS (d = the document)
+# json_check NAME FILE EXITCODE TARGET PYTHON-ASSERTIONS [GPU] (d = the document; GPU: any)
 json_check() {
-    local name="$1" file="$2" rc="$3" target="$4" extra="$5"
-    if "$PY" - "$file" "$rc" "$target" "$extra" >"$T/py.out" 2>&1 <<'EOF'
+    local name="$1" file="$2" rc="$3" target="$4" extra="$5" gpu="${6:-any}"
+    if "$PY" - "$file" "$rc" "$target" "$extra" "$gpu" >"$T/py.out" 2>&1 <<'EOF'
 import json, sys
-path, rc, target, extra = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+path, rc, target, extra, gpu = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
 d = json.load(open(path))
-for k in ("verb", "model", "ok", "target", "summary", "findings", "partitions"):
+for k in ("verb", "model", "ok", "target", "gpu", "summary", "findings", "partitions"):
     assert k in d, "missing key %s" % k
 assert d["target"] == target and d["verb"] == "check", d["target"]
+assert d["gpu"] == gpu, "gpu %r, want %r" % (d["gpu"], gpu)
+assert isinstance(d["summary"].get("n_other_gpu_findings"), int), "summary.n_other_gpu_findings"
+assert gpu != "any" or d["summary"]["n_other_gpu_findings"] == 0, "any leaves nothing out"
 assert "ready" not in d, "check keeps no separate ready key"
 s = d["summary"]
 for k in ("n_ops", "n_gpu_ops", "n_folded_ops", "n_cpu_ops", "n_blockers", "n_warnings"):
@@ -137,8 +144,10 @@ for p in d["partitions"]:
     assert not p["ops"] or (p["first_op"] <= p["ops"][0] and p["ops"][-1] <= p["last_op"]), p
 nb = nw = 0
 for f in d["findings"]:
-    for k in ("rule", "severity", "target", "op", "op_name", "tensors", "reason", "fix", "source_kind", "source"):
+    for k in ("rule", "severity", "target", "gpus", "op", "op_name", "tensors", "reason", "fix", "source_kind", "source"):
         assert k in f, "finding lacks %s: %r" % (k, f)
+    assert f["gpus"] and set(f["gpus"]) <= {"mali", "adreno", "webgpu"}, f["gpus"]
+    assert gpu == "any" or gpu in f["gpus"], "a %s finding for %s" % (f["gpus"], gpu)
     assert f["severity"] in ("blocker", "warning"), f["severity"]
     assert f["target"] == target
     assert isinstance(f["op"], int) and f["op"] >= -1 and f["op"] < s["n_ops"]
@@ -209,6 +218,8 @@ assert d["verb"] == "check" and d["model"] is None and d["ok"] is True and d["n_
 for r in d["rules"]:
     assert "id" not in r, "a rule is named by rule, never id"
     assert r["severity"] in ("blocker", "warning") and r["targets"] and r["source_kind"] and r["fix"] and r["title"], r
+    assert r["gpus"] and set(r["gpus"]) <= {"mali", "adreno", "webgpu"}, r
+    assert r["source_kind"] != "delegate-source" or r["gpus"] == ["mali", "adreno", "webgpu"], r
     print(r["rule"])' "$T/rules.json" 2>"$T/err")
 n_def=$(grep -c '^RULE(' src/check/rules.def)
 n_ids=$(printf '%s\n' "$ids" | grep -c .)
@@ -218,7 +229,7 @@ explain_bad=""
 for id in $ids; do
     "$LG" check --explain "$id" >"$T/x" 2>"$T/err"; rc=$?
     if [ "$rc" -ne 0 ] || [ -s "$T/err" ] || ! head -n 1 "$T/x" | grep -q "^$id (" \
-        || ! grep -q '^source: ' "$T/x" || ! grep -q '^fix: ' "$T/x"; then
+        || ! grep -q '^source: ' "$T/x" || ! grep -q '^fix: ' "$T/x" || ! grep -qE '^gpus:    (all|mali|webgpu)' "$T/x"; then
         explain_bad="$explain_bad $id"
     fi
 done
@@ -231,7 +242,8 @@ for id in $ids; do
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["verb"] == "check" and d["model"] is None and d["ok"] is True and d["rule"] == sys.argv[2]
-assert d["title"] and d["doc"] and d["fix"] and d["severity"] in ("blocker", "warning")' "$T/xj" "$id" 2>/dev/null; then
+assert d["title"] and d["doc"] and d["fix"] and d["severity"] in ("blocker", "warning")
+assert d["gpus"] and d["gpus_note"], "gpus"' "$T/xj" "$id" 2>/dev/null; then
         xj_bad="$xj_bad $id"
     fi
 done
@@ -244,6 +256,8 @@ expect_err "--explain with a MODEL: exit 2" check --explain graph-size "$M/clean
 expect_err "--list-rules with --target: exit 2" check --list-rules --target classic
 expect_err "--explain with --list-rules: exit 2" check --explain graph-size --list-rules
 expect_err "--markdown with --json: exit 2" check --list-rules --markdown --json
+expect_err "--list-rules with --gpu: exit 2" check --list-rules --gpu mali
+expect_err "--explain with --gpu: exit 2" check --explain graph-size --gpu mali
 
 "$LG" check --list-rules >"$T/lr" 2>&1; rc=$?
 if [ "$rc" -eq 0 ] && [ "$(grep -c . "$T/lr")" -eq "$n_def" ]; then ok "--list-rules text: one line per rule"
@@ -320,5 +334,104 @@ for rule, op in (("op-unsupported", 0), ("op-version", 1), ("mali-transpose-conv
                  ("resize-align-corners", 5), ("padv2-nonzero", 6), ("large-multi-axis-reduce", 8)):
     assert has(rule, op), (rule, op)'
 done
+
+# ---- --gpu: each GPU family's verdict (tests/unit/test_check_gpu.c has the rule-by-rule cases)
+expect_err "--gpu nope: exit 2" check --gpu nope "$M/clean.tflite"
+expect_err "--gpu MALI (names are lower case): exit 2" check --gpu MALI "$M/clean.tflite"
+expect_err "--gpu webgpu --target classic (no WebGPU backend): exit 2" check --gpu webgpu --target classic "$M/clean.tflite"
+for g in any mali adreno webgpu; do
+    expect_rc "clean model, --gpu $g: exit 0" 0 check --gpu "$g" "$M/clean.tflite"
+done
+# --gpu any is the default: the same bytes as no --gpu, text and JSON
+for t in mldrift classic; do
+    for f in "$M/blocked.tflite" "$M/warn.tflite" examples/blocked_net.tflite; do
+        "$LG" check --target "$t" "$f" >"$T/a" 2>&1; "$LG" check --target "$t" --gpu any "$f" >"$T/b" 2>&1
+        "$LG" check --json --target "$t" "$f" >"$T/aj" 2>&1; "$LG" check --json --target "$t" --gpu any "$f" >"$T/bj" 2>&1
+        if cmp -s "$T/a" "$T/b" && cmp -s "$T/aj" "$T/bj"; then ok "--gpu any = no --gpu: $(basename "$f"), $t"
+        else bad "--gpu any = no --gpu: $(basename "$f"), $t"; fi
+    done
+done
+# blocked_net (examples/make_examples.c): 10 blockers and 1 warning for any and mali; three of
+# the blockers (mali-transpose-conv op 1, padv2-nonzero op 6, large-multi-axis-reduce op 8)
+# and the warning (resize-align-corners op 5) are Mali's field rules, so adreno and webgpu
+# have 7 blockers, 0 warnings and 4 findings left out; the TRANSPOSE_CONV's op-version (v4,
+# fused RELU) is the source's and stays everywhere.
+for g in any mali adreno webgpu; do
+    case $g in any|mali) want='10 1 0 True' ;; *) want='7 0 4 False' ;; esac
+    "$LG" check --json --gpu "$g" examples/blocked_net.tflite >"$T/j" 2>/dev/null; rc=$?
+    json_check "blocked_net --gpu $g: blockers, warnings, left out = $want" "$T/j" "$rc" mldrift '
+s = d["summary"]
+mali_rules = {"mali-transpose-conv": 1, "padv2-nonzero": 6, "large-multi-axis-reduce": 8, "resize-align-corners": 5}
+got = "%d %d %d %s" % (s["n_blockers"], s["n_warnings"], s["n_other_gpu_findings"], all(has(r, o) for r, o in mali_rules.items()))
+assert got == "'"$want"'", got
+assert not any(has(r, o) for r, o in mali_rules.items()) or got.endswith("True")
+assert has("op-version", 1) and has("op-unsupported", 0) and not d["ok"]
+for f in d["findings"]:
+    assert (f["gpus"] == ["mali"]) == (f["rule"] in mali_rules), f' "$g"
+done
+"$LG" check --gpu mali examples/blocked_net.tflite >"$T/txt" 2>&1
+if head -n 1 "$T/txt" | grep -q '^examples/blocked_net.tflite: NOT READY for mldrift on mali: 10 blocker(s), 1 warning(s); ' \
+   && grep -q '^mali-transpose-conv (blocker, 1; mali only): TRANSPOSE_CONV is rejected on Mali$' "$T/txt" \
+   && grep -q '^op-version (blocker, 1): ' "$T/txt" && ! grep -q '^not applied' "$T/txt"; then
+    ok "text --gpu mali: the verdict names the family, a Mali rule says it is Mali's"
+else bad "text --gpu mali" "$(head -n 2 "$T/txt")"; fi
+"$LG" check --gpu adreno examples/blocked_net.tflite >"$T/txt" 2>&1
+if head -n 1 "$T/txt" | grep -q 'NOT READY for mldrift on adreno: 7 blocker(s), 0 warning(s)' \
+   && ! grep -qE '^(mali-transpose-conv|padv2-nonzero|large-multi-axis-reduce|resize-align-corners) ' "$T/txt" \
+   && grep -q '^not applied: 4 finding(s) of rules for other GPU families only (--gpu any applies every rule)$' "$T/txt" \
+   && grep -q 'fix: unfuse the activation: TRANSPOSE_CONV without activation, then a RELU op (version 3)$' "$T/txt"; then
+    ok "text --gpu adreno: no Mali finding, 4 left out, no Mali advice in the fix"
+else bad "text --gpu adreno" "$(head -n 2 "$T/txt"; grep -E 'not applied|unfuse' "$T/txt")"; fi
+"$LG" check examples/blocked_net.tflite >"$T/txt" 2>&1
+if head -n 1 "$T/txt" | grep -q 'NOT READY for mldrift: 10 blocker' && grep -q '^mali-transpose-conv (blocker, 1): ' "$T/txt" \
+   && ! grep -q ' on any' "$T/txt"; then ok "text, default (any): unchanged verdict line and rule headers"
+else bad "text, default (any)" "$(head -n 1 "$T/txt")"; fi
+# The issue's case: TRANSPOSE_CONV v3 with bias (tests/models lgm_mali_transpose_conv_trigger2)
+# is in the source of both delegates; only Mali rejects it. FC 2-D x [1,1,16] MUL: Mali and
+# WebGPU (computed wrong there) block it, Adreno has only the source, which ML Drift passes.
+if "$CC" -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -Iinclude -Isrc \
+        -o "$T/make_rule_models" tests/tools/make_rule_models.c tests/models/rule_models*.c \
+        build/liblitegpu.a -lm 2>"$T/cc.err" && mkdir -p "$T/r" && "$T/make_rule_models" "$T/r" 2>"$T/mk.err"; then
+    R=$T/r
+    for t in classic mldrift; do
+        expect_rc "TRANSPOSE_CONV with bias, $t --gpu adreno: exit 0" 0 check --target "$t" --gpu adreno "$R/mali-transpose-conv__trigger2.tflite"
+        expect_rc "TRANSPOSE_CONV with bias, $t --gpu mali: exit 1" 1 check --target "$t" --gpu mali "$R/mali-transpose-conv__trigger2.tflite"
+        expect_rc "TRANSPOSE_CONV with bias, $t --gpu any: exit 1" 1 check --target "$t" "$R/mali-transpose-conv__trigger2.tflite"
+    done
+    expect_rc "TRANSPOSE_CONV with bias, --gpu webgpu: exit 0" 0 check --gpu webgpu "$R/mali-transpose-conv__trigger2.tflite"
+    expect_rc "TRANSPOSE_CONV near-miss, --gpu mali: exit 0" 0 check --gpu mali "$R/mali-transpose-conv__nearmiss.tflite"
+    "$LG" check --json --target classic --gpu adreno "$R/mali-transpose-conv__trigger2.tflite" >"$T/j" 2>/dev/null; rc=$?
+    json_check "TRANSPOSE_CONV with bias, classic --gpu adreno: every op on the GPU, 1 left out" "$T/j" "$rc" classic \
+        'assert d["ok"] and d["findings"] == [] and s["n_gpu_ops"] == s["n_ops"] and s["n_other_gpu_findings"] == 1' adreno
+    for g in mali webgpu adreno; do
+        case $g in adreno) w=0 ;; *) w=1 ;; esac
+        expect_rc "FC 2-D + broadcast MUL, --gpu $g: exit $w" "$w" check --gpu "$g" "$R/fc-2d-broadcast__trigger.tflite"
+    done
+    "$LG" check --json --gpu webgpu "$R/fc-2d-broadcast__trigger.tflite" >"$T/j" 2>/dev/null; rc=$?
+    json_check "FC 2-D + broadcast MUL, --gpu webgpu: gpus mali, webgpu" "$T/j" "$rc" mldrift \
+        'f = [f for f in d["findings"] if f["rule"] == "fc-2d-broadcast"]
+assert len(f) == 1 and f[0]["gpus"] == ["mali", "webgpu"], f' webgpu
+    "$LG" check --gpu webgpu "$R/fc-2d-broadcast__trigger.tflite" >"$T/txt" 2>&1
+    if grep -q '^fc-2d-broadcast (blocker, 1; mali and webgpu only): ' "$T/txt" && grep -q 'NOT READY for mldrift on webgpu: ' "$T/txt"; then
+        ok "text --gpu webgpu: a Mali+WebGPU rule says so"
+    else bad "text --gpu webgpu: a Mali+WebGPU rule says so" "$(grep -E 'READY|fc-2d' "$T/txt")"; fi
+    expect_rc "GATHER with constant indices, --gpu webgpu: exit 1" 1 check --gpu webgpu "$R/gather-const-indices__trigger.tflite"
+    expect_rc "GATHER with constant indices, --gpu mali: exit 0" 0 check --gpu mali "$R/gather-const-indices__trigger.tflite"
+else
+    bad "build and run make_rule_models" "$(head -c 400 "$T/cc.err" "$T/mk.err" 2>/dev/null)"
+fi
+# the families in the rule listings
+"$LG" check --list-rules --markdown >"$T/md" 2>&1
+if head -n 1 "$T/md" | grep -q '^| rule | severity | targets | gpus | source kind |' \
+   && grep -q '^| `mali-transpose-conv` | blocker | both | mali | ' "$T/md" \
+   && grep -q '^| `tensor-rank` | blocker | both | all | ' "$T/md" \
+   && grep -q '^| `fc-2d-broadcast` | blocker | both | mali, webgpu | ' "$T/md"; then ok "--list-rules --markdown: the gpus column"
+else bad "--list-rules --markdown: the gpus column" "$(head -n 1 "$T/md")"; fi
+if grep -qE '^gather-const-indices +blocker +mldrift +webgpu +GATHER' "$T/lr" && grep -qE '^op-unsupported +blocker +both +all +' "$T/lr"; then
+    ok "--list-rules text: the gpus column"
+else bad "--list-rules text: the gpus column" "$(head -n 2 "$T/lr")"; fi
+"$LG" check --explain padv2-nonzero >"$T/x" 2>&1
+if grep -q '^gpus:    mali: seen on a Pixel 8a (Mali); not on WebGPU' "$T/x"; then ok "--explain: the families and why"
+else bad "--explain: the families and why" "$(grep gpus "$T/x")"; fi
 
 finish

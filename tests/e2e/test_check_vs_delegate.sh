@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# Holds `litegpu check --target mldrift` to the real ML Drift delegate (LiteRT.js WebGPU in
+# Holds `litegpu check --target mldrift --gpu webgpu` to the real ML Drift delegate (LiteRT.js WebGPU in
 # headless Chromium, peers/verify/verify.js): every rule model of tests/tools/make_rule_models.c
 # (a trigger and a near-miss per rule that applies to ML Drift, plus variants) is checked, then
 # run through the delegate in ONE browser session (fp32, `half` input), and check's "ok" (READY) is
 # compared with the delegate's "fully on the GPU" (judged as cmd_verify.c judges it; the
 # comparison is tests/e2e/delegate_verdict.py). Every model where the two differ must be listed
-# in tests/e2e/check_vs_webgpu.tsv with the side and the reason (a Mali field rule the WebGPU
-# backend does not enforce, a check bug awaiting its fix, a model the harness cannot run), and
+# in tests/e2e/check_vs_webgpu.tsv with the side and the reason (a field rule the WebGPU backend
+# does not enforce as Mali does, a check bug awaiting its fix, a model the harness cannot run), and
 # every listed difference must still happen; agreement must be >= 95% of the judged models.
+# check runs for the WebGPU family (--gpu webgpu): the Mali-only field rules do not apply, so
+# their triggers must not report them (delegate_verdict.py reads each rule's families from
+# `check --list-rules --json`).
 # Prints PASS/FAIL per model and "check_vs_delegate: N passed, N failed".
 # A missing Chromium or peers/node_modules is a FAILURE, not a skip (install: make verify-deps).
 # Env: CC (default cc).
@@ -50,7 +53,7 @@ while IFS=$'\t' read -r file _rule _kind args; do
     [ "$file" = file ] && continue
     models+=("$T/m/$file")
     # shellcheck disable=SC2086  # check_args is a word list
-    build/litegpu check --target mldrift --json $args "$T/m/$file" >"$T/m/$file.check.json" 2>"$T/m/$file.check.err"
+    build/litegpu check --target mldrift --gpu webgpu --json $args "$T/m/$file" >"$T/m/$file.check.json" 2>"$T/m/$file.check.err"
     printf '%s\t%s\t%s\n' "$file" "$?" "$T/m/$file.check.json" >>"$T/check.tsv"
 done <"$T/m/manifest.tsv"
 if [ "${#models[@]}" -eq 0 ]; then bad "manifest" "no models"; finish; fi
@@ -70,8 +73,12 @@ fi
 ok "harness batch of ${#models[@]} models (exit $rc, ${secs} s)"
 
 # ---- the comparison ----
+if ! build/litegpu check --list-rules --json >"$T/rules.json" 2>"$T/rules.err"; then
+    bad "check --list-rules --json" "$(head -c 300 "$T/rules.err")"
+    finish
+fi
 python3 tests/e2e/delegate_verdict.py "$T/m/manifest.tsv" "$T/check.tsv" "$T/v.jsonl" \
-    tests/e2e/check_vs_webgpu.tsv >"$T/verdict" 2>&1
+    tests/e2e/check_vs_webgpu.tsv "$T/rules.json" >"$T/verdict" 2>&1
 vrc=$?
 while IFS= read -r line; do
     case "$line" in

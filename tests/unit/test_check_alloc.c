@@ -52,7 +52,7 @@ LG_TEST(check_allocates_through_the_model_hook) {
     for (int k = 0; k <= 10 && ok_at < 0; k++) {
         c.budget = c.allocs + k;
         lg_check_report *rep = NULL;
-        lg_check_options opt = {LG_TARGET_MLDRIFT, 0};
+        lg_check_options opt = {LG_TARGET_MLDRIFT, 0, LG_GPU_ANY};
         lg_status st = lg_check_model(m, &opt, &rep, &err);
         CHECK_EQ_INT(c.live, model_blocks); /* nothing held through the hook, the report neither */
         if (st == LG_OK) {

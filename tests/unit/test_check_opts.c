@@ -47,7 +47,7 @@ static lg_model *mk_end(mk *k) {
 }
 
 static lg_check_report *check_on(const lg_model *m, lg_target t) {
-    lg_check_options opt = {t, 0};
+    lg_check_options opt = {t, 0, LG_GPU_ANY};
     lg_check_report *r = NULL;
     lg_error err;
     if (!m) return NULL;
@@ -235,7 +235,7 @@ static void *run_worker(void *arg) {
     pthread_barrier_wait(w->start);
     for (int round = 0; round < N_ROUNDS; round++)
         for (int t = 0; t < LG_TARGET_COUNT; t++) {
-            lg_check_options opt = {(lg_target)t, 0};
+            lg_check_options opt = {(lg_target)t, 0, LG_GPU_ANY};
             lg_check_report *r = NULL;
             lg_error err;
             if (lg_check_model(w->m, &opt, &r, &err) != LG_OK) r = NULL;

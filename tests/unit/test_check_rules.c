@@ -39,7 +39,7 @@ static lg_model *model_at(const char *file, int line, lgm_build_fn fn) {
 }
 
 static lg_check_report *check_max(const lg_model *m, lg_target t, uint32_t max_ops) {
-    lg_check_options opt = {t, max_ops};
+    lg_check_options opt = {t, max_ops, LG_GPU_ANY};
     lg_check_report *r = NULL;
     lg_error err;
     if (!m || lg_check_model(m, &opt, &r, &err) != LG_OK) return NULL;
@@ -982,7 +982,7 @@ LG_TEST(check_bad_arguments) {
     lg_check_report *r = (lg_check_report *)1;
     lg_error err;
     CHECK_EQ_INT(lg_check_model(NULL, NULL, &r, &err), LG_ERR_INVALID_ARG);
-    lg_check_options bad = {(lg_target)7, 0};
+    lg_check_options bad = {(lg_target)7, 0, LG_GPU_ANY};
     r = NULL;
     if (m) CHECK_EQ_INT(lg_check_model(m, &bad, &r, &err), LG_ERR_INVALID_ARG);
     CHECK(r == NULL);

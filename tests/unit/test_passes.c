@@ -58,7 +58,7 @@ static int32_t op_code(const lg_model *m, uint32_t i) {
 }
 
 static bool has_finding(const lg_model *m, lg_target t, const char *rule) {
-    lg_check_options co = {t, 0};
+    lg_check_options co = {t, 0, LG_GPU_ANY};
     lg_check_report *rep = NULL;
     lg_error err;
     if (lg_check_model(m, &co, &rep, &err) != LG_OK) return false;

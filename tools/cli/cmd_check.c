@@ -45,10 +45,38 @@ static void print_op_ranges(const lg_check_report *r, const lg_partition *pt) {
     printf(")");
 }
 
+/* A family mask as "mali, webgpu" (sep ", ") or "mali and webgpu"; "all" for every family. */
+static const char *gpus_text(unsigned gpus, bool prose, char *buf, size_t n) {
+    if (gpus == LG_GPUS_ALL) return "all";
+    size_t k = 0;
+    buf[0] = 0;
+    int seen = 0, total = 0;
+    for (int g = LG_GPU_ANY + 1; g < LG_GPU_COUNT; g++) total += (gpus & LG_GPU_BIT(g)) != 0;
+    for (int g = LG_GPU_ANY + 1; g < LG_GPU_COUNT && k < n; g++) {
+        if (!(gpus & LG_GPU_BIT(g))) continue;
+        const char *sep = !seen ? "" : prose && seen == total - 1 ? " and " : ", ";
+        k += (size_t)snprintf(buf + k, n - k, "%s%s", sep, lg_gpu_name((lg_gpu)g));
+        seen++;
+    }
+    return buf;
+}
+
+/* The families as a JSON array of names. */
+static void json_gpus(json_w *j, const char *key, unsigned gpus) {
+    json_key(j, key);
+    json_arr_open_flat(j);
+    for (int g = LG_GPU_ANY + 1; g < LG_GPU_COUNT; g++)
+        if (gpus & LG_GPU_BIT(g)) json_str(j, lg_gpu_name((lg_gpu)g));
+    json_arr_close(j);
+}
+
+/* The verdict line names the family when one was chosen (--gpu any prints as before). */
 static void print_text(const char *path, const lg_model *m, const lg_check_report *r) {
     const lg_subgraph *sg = &m->subgraphs[r->subgraph];
-    printf("%s: %s for %s: %u blocker(s), %u warning(s); ", path, r->ready ? "READY" : "NOT READY",
-           lg_target_name(r->target), r->n_blockers, r->n_warnings);
+    char gbuf[64];
+    printf("%s: %s for %s", path, r->ready ? "READY" : "NOT READY", lg_target_name(r->target));
+    if (r->gpu != LG_GPU_ANY) printf(" on %s", lg_gpu_name(r->gpu));
+    printf(": %u blocker(s), %u warning(s); ", r->n_blockers, r->n_warnings);
     if (r->target == LG_TARGET_MLDRIFT && !r->ready)
         printf("%u of %u ops supported, and CompiledModel GPU refuses partial residency",
                r->n_supported_ops + r->n_folded_ops, r->n_ops);
@@ -64,7 +92,12 @@ static void print_text(const char *path, const lg_model *m, const lg_check_repor
         uint32_t count = 0;
         for (uint32_t i = 0; i < r->n_findings; i++) count += r->findings[i].rule == rule;
         if (!count) continue;
-        printf("\n%s (%s, %u): %s\n", rule->id, lg_severity_name(rule->severity), count, rule->title);
+        /* with a family chosen, a rule that is not every family's says whose it is */
+        if (r->gpu != LG_GPU_ANY && rule->gpus != LG_GPUS_ALL)
+            printf("\n%s (%s, %u; %s only): %s\n", rule->id, lg_severity_name(rule->severity), count,
+                   gpus_text(rule->gpus, true, gbuf, sizeof gbuf), rule->title);
+        else
+            printf("\n%s (%s, %u): %s\n", rule->id, lg_severity_name(rule->severity), count, rule->title);
         printf("  source: %s: %s\n", rule->source_kind, rule->source);
         const char *last_fix = NULL;
         for (uint32_t i = 0; i < r->n_findings; i++) {
@@ -87,6 +120,9 @@ static void print_text(const char *path, const lg_model *m, const lg_check_repor
     printf(" (%u folded), %u on the GPU, %u on the CPU; %u partition(s) (%u GPU); %u blocker(s), %u warning(s)\n",
            r->n_folded_ops, r->n_gpu_ops, r->n_cpu_ops, r->n_partitions, r->n_gpu_partitions,
            r->n_blockers, r->n_warnings);
+    if (r->n_other_gpu_findings)
+        printf("not applied: %u finding(s) of rules for other GPU families only (--gpu any applies every rule)\n",
+               r->n_other_gpu_findings);
     if (r->n_gpu_partitions > 1 || (r->n_cpu_ops && r->n_gpu_ops)) {
         for (uint32_t p = 0; p < r->n_partitions; p++) {
             const lg_partition *pt = &r->partitions[p];
@@ -122,6 +158,7 @@ static int print_json(const char *path, const lg_model *m, const lg_check_report
     json_key_str(&j, "model", path);
     json_key_bool(&j, "ok", r->ready);
     json_key_str(&j, "target", lg_target_name(r->target));
+    json_key_str(&j, "gpu", lg_gpu_name(r->gpu));
     json_key(&j, "summary");
     json_obj_open(&j);
     json_key_uint(&j, "subgraph", r->subgraph);
@@ -134,6 +171,7 @@ static int print_json(const char *path, const lg_model *m, const lg_check_report
     json_key_uint(&j, "n_gpu_partitions", r->n_gpu_partitions);
     json_key_uint(&j, "n_blockers", r->n_blockers);
     json_key_uint(&j, "n_warnings", r->n_warnings);
+    json_key_uint(&j, "n_other_gpu_findings", r->n_other_gpu_findings);
     json_obj_close(&j);
     json_key(&j, "findings");
     json_arr_open(&j);
@@ -143,6 +181,7 @@ static int print_json(const char *path, const lg_model *m, const lg_check_report
         json_key_str(&j, "rule", f->rule->id);
         json_key_str(&j, "severity", lg_severity_name(f->rule->severity));
         json_key_str(&j, "target", lg_target_name(r->target));
+        json_gpus(&j, "gpus", f->rule->gpus);
         json_key_int(&j, "subgraph", f->subgraph);
         json_key_int(&j, "op", f->op);
         json_key_str(&j, "op_name", f->op >= 0 ? lg_op_name(m, &sg->ops[f->op]) : NULL);
@@ -183,7 +222,8 @@ static const char *targets_text(const lg_rule_info *r) {
            : (r->targets & LG_TARGET_BIT(LG_TARGET_MLDRIFT)) ? "mldrift" : "classic";
 }
 
-/* One rule as JSON members (in an open object): rule, title, severity, targets, source. */
+/* One rule as JSON members (in an open object): rule, title, severity, targets, gpus, source
+   (with_doc: gpus_note and doc too). */
 static void json_rule(json_w *j, const lg_rule_info *r, bool with_doc) {
     json_key_str(j, "rule", r->id);
     json_key_str(j, "title", r->title);
@@ -193,6 +233,8 @@ static void json_rule(json_w *j, const lg_rule_info *r, bool with_doc) {
     for (int t = 0; t < LG_TARGET_COUNT; t++)
         if (r->targets & LG_TARGET_BIT(t)) json_str(j, lg_target_name((lg_target)t));
     json_arr_close(j);
+    json_gpus(j, "gpus", r->gpus);
+    if (with_doc) json_key_str(j, "gpus_note", r->gpus_note);
     json_key_str(j, "source_kind", r->source_kind);
     json_key_str(j, "source", r->source);
     json_key_str(j, "fix", r->fix);
@@ -219,6 +261,7 @@ static int explain_rule(const lg_rule_info *r, bool as_json) {
     }
     printf("%s (%s): %s\n\n", r->id, lg_severity_name(r->severity), r->title);
     printf("targets: %s\n", r->targets == LG_TARGETS_ALL ? "mldrift, classic" : targets_text(r));
+    printf("gpus:    %s\n", r->gpus_note);
     printf("source:  %s: %s\n\n%s\n\nfix: %s\n", r->source_kind, r->source, r->doc, r->fix);
     return fflush(stdout) != 0 || ferror(stdout) ? -1 : 0;
 }
@@ -244,26 +287,29 @@ static int list_rules(bool markdown, bool as_json) {
         return json_finish(&j);
     }
     if (markdown) {
-        printf("| rule | severity | targets | source kind | source | what | fix |\n");
-        printf("|---|---|---|---|---|---|---|\n");
+        printf("| rule | severity | targets | gpus | source kind | source | what | fix |\n");
+        printf("|---|---|---|---|---|---|---|---|\n");
     }
+    char gbuf[64];
     for (uint32_t i = 0; i < n; i++) {
         const lg_rule_info *r = &rules[i];
+        const char *gpus = gpus_text(r->gpus, false, gbuf, sizeof gbuf);
         if (markdown)
-            printf("| `%s` | %s | %s | %s | %s | %s | %s |\n", r->id, lg_severity_name(r->severity), targets_text(r),
-                   r->source_kind, r->source, r->title, r->fix);
+            printf("| `%s` | %s | %s | %s | %s | %s | %s | %s |\n", r->id, lg_severity_name(r->severity),
+                   targets_text(r), gpus, r->source_kind, r->source, r->title, r->fix);
         else
-            printf("%-26s %-8s %-8s %s\n", r->id, lg_severity_name(r->severity), targets_text(r), r->title);
+            printf("%-26s %-8s %-8s %-13s %s\n", r->id, lg_severity_name(r->severity), targets_text(r), gpus, r->title);
     }
     return fflush(stdout) != 0 || ferror(stdout) ? -1 : 0;
 }
 
 int cmd_check(const cli_verb *v, int argc, char **argv) {
     bool json = false, list = false, markdown = false;
-    const char *target_name = NULL, *explain = NULL, *max_ops = NULL;
+    const char *target_name = NULL, *gpu_name = NULL, *explain = NULL, *max_ops = NULL;
     const cli_flag flags[] = {
         {"--json", NULL, &json, NULL, NULL, NULL, 0},
         {"--target", "-t", NULL, &target_name, NULL, NULL, 0},
+        {"--gpu", NULL, NULL, &gpu_name, NULL, NULL, 0},
         {"--explain", NULL, NULL, &explain, NULL, NULL, 0},
         {"--list-rules", NULL, &list, NULL, NULL, NULL, 0},
         {"--markdown", NULL, &markdown, NULL, NULL, NULL, 0},
@@ -277,8 +323,8 @@ int cmd_check(const cli_verb *v, int argc, char **argv) {
 
     /* the three modes take different options: anything else given is an error */
     if (explain && list) return cli_usage_error(v, "--explain and --list-rules do not go together");
-    if ((explain || list) && (n_pos || target_name || max_ops))
-        return cli_usage_error(v, "%s takes no MODEL, --target or --max-gpu-ops", explain ? "--explain" : "--list-rules");
+    if ((explain || list) && (n_pos || target_name || gpu_name || max_ops))
+        return cli_usage_error(v, "%s takes no MODEL, --target, --gpu or --max-gpu-ops", explain ? "--explain" : "--list-rules");
     if (markdown && !list) return cli_usage_error(v, "--markdown goes with --list-rules");
     if (markdown && json) return cli_usage_error(v, "--markdown and --json do not go together");
     if (explain) {
@@ -288,12 +334,19 @@ int cmd_check(const cli_verb *v, int argc, char **argv) {
     }
     if (list) return list_rules(markdown, json) ? cli_error("writing the output failed") : CLI_OK;
     if (n_pos != 1) return cli_usage_error(v, "expected one MODEL");
-    lg_check_options opt = {LG_TARGET_MLDRIFT, 0};
+    lg_check_options opt = {LG_TARGET_MLDRIFT, 0, LG_GPU_ANY};
     if (target_name) {
         int t = lg_target_from_name(target_name);
         if (t < 0) return cli_usage_error(v, "unknown target '%s' (mldrift or classic)", target_name);
         opt.target = (lg_target)t;
     }
+    if (gpu_name) {
+        int g = lg_gpu_from_name(gpu_name);
+        if (g < 0) return cli_usage_error(v, "unknown GPU family '%s' (any, mali, adreno or webgpu)", gpu_name);
+        opt.gpu = (lg_gpu)g;
+    }
+    if (opt.gpu == LG_GPU_WEBGPU && opt.target == LG_TARGET_CLASSIC)
+        return cli_usage_error(v, "--gpu webgpu goes with --target mldrift: the classic delegate has no WebGPU backend");
     if (max_ops) {
         char *end;
         unsigned long x = strtoul(max_ops, &end, 10);

@@ -559,7 +559,7 @@ int cmd_verify(const cli_verb *v, int argc, char **argv) {
         if (cli_model_load(pos[i], &files[i], &models[i]) != 0) { rc = CLI_ERROR; break; }
         n_loaded++;
         lg_error err;
-        lg_check_options co = {LG_TARGET_MLDRIFT, 0};
+        lg_check_options co = {LG_TARGET_MLDRIFT, 0, LG_GPU_WEBGPU}; /* verify runs ML Drift on WebGPU */
         if (lg_check_model(models[i], &co, &preds[i], &err) != LG_OK) { rc = cli_lib_error(pos[i], &err); break; }
     }
     char tmp[] = "/tmp/litegpu-verify-XXXXXX";

@@ -40,7 +40,8 @@ static const cli_verb verbs[] = {
      "  -h, --help              show this help\n"},
     {"check", cmd_check,
      "Will the model run fully on the phone's GPU? If not: why, and what fixes it.",
-     "litegpu check MODEL [--target mldrift|classic] [--max-gpu-ops N] [--json] | litegpu check --explain RULE [--json] "
+     "litegpu check MODEL [--target mldrift|classic] [--gpu any|mali|adreno|webgpu] [--max-gpu-ops N] [--json] "
+     "| litegpu check --explain RULE [--json] "
      "| litegpu check --list-rules [--markdown|--json]",
      "Applies the GPU delegates' rules (from LiteRT's source) and the field rules phones\n"
      "enforce beyond it to every op, then partitions the graph as the delegate would.\n"
@@ -51,14 +52,17 @@ static const cli_verb verbs[] = {
      "  MODEL               a .tflite file\n"
      "options:\n"
      "  -t, --target T      mldrift (CompiledModel GPU, the default) or classic (GPU delegate)\n"
+     "  --gpu G             the GPU family: any (the default: every family's rules), mali,\n"
+     "                      adreno (delegate-source rules only: no field reports) or webgpu\n"
+     "                      (mldrift only); a field rule applies to the families it was seen on\n"
      "  --json              print the report as JSON\n"
      "  --max-gpu-ops N     warn above N delegated ops (shader compile limit; default 900)\n"
      "  --explain RULE      print a rule's documentation (no MODEL; --json: as JSON)\n"
      "  --list-rules        list every rule (no MODEL)\n"
      "  --markdown          with --list-rules: as a Markdown table\n"
      "  -h, --help          show this help\n"
-     "Options a mode does not take (--target with --explain, --markdown without --list-rules)\n"
-     "are errors.\n"},
+     "Options a mode does not take (--target or --gpu with --explain, --markdown without\n"
+     "--list-rules) are errors.\n"},
     {"run", cmd_run,
      "Run the model with the reference kernels, in fp32 or emulated GPU fp16.",
      cli_run_usage, cli_run_help}, /* tools/cli/cmd_run.c keeps run's usage and help */
