@@ -8,6 +8,7 @@
 
 #include "lg/graph.h"
 #include "lg/ops.h"
+#include "run/fusion.h"
 #include "run/kernel.h"
 #include "run/memplan.h"
 #include "run/simd.h"
@@ -101,6 +102,7 @@ static lg_status setup_tensor(lg_interp *it, uint32_t i, lg_error *err) {
     const lg_tensor *ir = &it->sg->tensors[i];
     lgk_tensor *x = &it->t[i];
     x->index = (int32_t)i;
+    x->in_registers = false;
     x->ir = ir;
     x->type = lgk_storage_type(ir->type);
     if (ir->rank > LG_MAX_RANK)
@@ -354,6 +356,11 @@ lg_status lg_interp_create(const lg_model *m, const lg_run_options *opt, lg_inte
                       "neither a graph input nor a constant", k, t, lgi_printable(sg->tensors[t].name).s);
         goto fail;
     }
+    if (it->ctx.prec == LG_PREC_F32_F16) {
+        int32_t *head = lgi_arena_alloc(&it->arena, (sg->n_ops ? sg->n_ops : 1) * sizeof(int32_t));
+        if (!head) { st = lgi_fail(err, LG_ERR_NOMEM, "out of memory"); goto fail; }
+        lgk_fusion_plan(it->g, it->nodes, sg->n_ops, head);
+    }
     if ((st = plan_memory(it, err)) != LG_OK) goto fail;
     if (it->scratch_bytes) {
         it->scratch = it->scratch_bytes <= SIZE_MAX ? alloc(ud, NULL, 0, (size_t)it->scratch_bytes) : NULL;
@@ -444,7 +451,8 @@ lg_status lg_interp_invoke(lg_interp *it, lg_error *err) {
         }
         if (!n->folded)
             for (uint32_t o = 0; o < n->n_out; o++)
-                if (n->out[o]->type == LG_FLOAT32 && (it->ctx.prec != LG_PREC_F32 || n->out[o]->ir->type == LG_FLOAT16)) {
+                if (n->out[o]->type == LG_FLOAT32 && !n->out[o]->in_registers &&
+                    (it->ctx.prec != LG_PREC_F32 || n->out[o]->ir->type == LG_FLOAT16)) {
                     if (n->out_half) {
 #ifdef LG_CHECK_HALF_CLAIMS
                         const float *d = n->out[o]->data;

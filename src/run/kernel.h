@@ -7,7 +7,8 @@
  *
  * Storage: every float tensor (FLOAT32, FLOAT16 in the file) is held as float32. In the f16
  * modes the interpreter rounds inputs, constants and each op's float outputs to half after
- * eval; inside an op, LG_PREC_F16 also rounds every product and every partial sum
+ * eval (in LG_PREC_F32_F16 not the tensors the delegate keeps in registers: fusion.c); inside
+ * an op, LG_PREC_F16 also rounds every product and every partial sum
  * (lgk_mul / lgk_add / lgk_dot), so reductions overflow where a half accumulator would.
  * Kernels that compute in fp32 regardless must say so.
  */
@@ -31,6 +32,8 @@ typedef struct lgk_tensor {
     void *data;               /* current storage (const data may point into the model) */
     uint64_t nbytes;
     bool is_const;
+    bool in_registers;        /* LG_PREC_F32_F16: the delegate merges its consumer into its
+                                 producer's shader, so it is never stored as a half (fusion.c) */
 } lgk_tensor;
 
 typedef struct lgk_pool lgk_pool;
