@@ -487,10 +487,10 @@ static int verify_one(const char *path, const lg_model *m, const lg_check_report
                    trusted ? "" : "  (UNTRUSTWORTHY: partially delegated run)");
         }
         if (agree < 0)
-            printf("  check --target mldrift predicted %s (%u blocker(s)); the model did not compile, so no op was judged: "
+            printf("  check --target mldrift --gpu webgpu predicted %s (%u blocker(s)); the model did not compile, so no op was judged: "
                    "no verdict to compare\n", pred->ready ? "READY" : "NOT READY", pred->n_blockers);
         else
-            printf("  check --target mldrift predicted %s (%u blocker(s)); the delegate says %s: %s\n",
+            printf("  check --target mldrift --gpu webgpu predicted %s (%u blocker(s)); the delegate says %s: %s\n",
                    pred->ready ? "READY" : "NOT READY", pred->n_blockers,
                    on_gpu ? "fully on the GPU" : "not fully on the GPU", agree ? "AGREE" : "DISAGREE");
         for (size_t i = 0; i < n_dis; i++) {
