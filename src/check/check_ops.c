@@ -2,7 +2,11 @@
    the table from builtin code to the rule function of its op family (check_ops_*.c), and the
    fused-activation rule every op with a fused activation gets. See rules.def for each rule's
    source. */
+#include <string.h>
+
 #include "check/check_impl.h"
+#include "ir/schema_gen.h"
+#include "lg/ops.h"
 
 /* ------------------------------------------------------------------ the table */
 
@@ -88,39 +92,38 @@ static const char *act_name(int a) {
     return a >= 0 && a <= 5 ? n[a] : "unknown";
 }
 
-/* The fused activation of op x, read from the options table its code takes (the schema's
-   op <-> options pairs; a table of another kind reads as the defaults: NONE); 0 if the op
-   has no fused activation. */
-static int fused_activation_of(const opx *x, int *act) {
-    union {
-        lg_conv2d_options conv;
-        lg_depthwise_conv2d_options dw;
-        lg_pool2d_options pool;
-        lg_fully_connected_options fc;
-        lg_concatenation_options concat;
-        lg_add_options add;
-        lg_mul_options mul;
-        lg_sub_options sub;
-        lg_div_options div;
-        lg_transpose_conv_options tconv;
-    } d;
-#define ACT_OF(kind, type) \
-    *act = ((const type *)lgc_opts(x->op, kind, &d, sizeof(type)))->fused_activation_function; return 1
-    switch (x->code) {
-    case LG_OP_CONV_2D: ACT_OF(LG_OPTS_CONV2D_OPTIONS, lg_conv2d_options);
-    case LG_OP_DEPTHWISE_CONV_2D: ACT_OF(LG_OPTS_DEPTHWISE_CONV2D_OPTIONS, lg_depthwise_conv2d_options);
-    case LG_OP_AVERAGE_POOL_2D: case LG_OP_MAX_POOL_2D: case LG_OP_L2_POOL_2D:
-        ACT_OF(LG_OPTS_POOL2D_OPTIONS, lg_pool2d_options);
-    case LG_OP_FULLY_CONNECTED: ACT_OF(LG_OPTS_FULLY_CONNECTED_OPTIONS, lg_fully_connected_options);
-    case LG_OP_CONCATENATION: ACT_OF(LG_OPTS_CONCATENATION_OPTIONS, lg_concatenation_options);
-    case LG_OP_ADD: ACT_OF(LG_OPTS_ADD_OPTIONS, lg_add_options);
-    case LG_OP_MUL: ACT_OF(LG_OPTS_MUL_OPTIONS, lg_mul_options);
-    case LG_OP_SUB: ACT_OF(LG_OPTS_SUB_OPTIONS, lg_sub_options);
-    case LG_OP_DIV: ACT_OF(LG_OPTS_DIV_OPTIONS, lg_div_options);
-    case LG_OP_TRANSPOSE_CONV: ACT_OF(LG_OPTS_TRANSPOSE_CONV_OPTIONS, lg_transpose_conv_options);
-    default: return 0;
+/* The ops whose fused activation the delegates check (gpu_compatibility.cc: the cases that
+   call IsActivationSupported; both parsers' PreCheckMaybeFuseActivation). Which ops carry a
+   fused activation in their options is the op table's knowledge (LG_OPF_FUSED_ACT); which of
+   them the GPU checks is this rule's. */
+static int act_checked(int32_t code) {
+    switch (code) {
+    case LG_OP_CONV_2D: case LG_OP_DEPTHWISE_CONV_2D: case LG_OP_AVERAGE_POOL_2D:
+    case LG_OP_MAX_POOL_2D: case LG_OP_L2_POOL_2D: case LG_OP_FULLY_CONNECTED:
+    case LG_OP_CONCATENATION: case LG_OP_ADD: case LG_OP_MUL: case LG_OP_SUB: case LG_OP_DIV:
+    case LG_OP_TRANSPOSE_CONV:
+        return 1;
+    default:
+        return 0;
     }
-#undef ACT_OF
+}
+
+/* The fused activation of op x, read from the options kind the op table gives its code (a
+   table of another kind, or none, reads as the schema's defaults: NONE); 0 if the rule does
+   not look at the op. */
+static int fused_activation_of(const opx *x, int *act) {
+    const lg_op_info *e = lg_op_info_builtin(x->code);
+    if (!act_checked(x->code) || !e || !(e->flags & LG_OPF_FUSED_ACT)) return 0;
+    const lgi_table_desc *t = lgi_opts_table(e->opts_kind);
+    if (!t || t->size > 512) return 0;
+    for (const lgi_field_desc *f = t->fields; f->name; f++) {
+        if (strcmp(f->name, "fused_activation_function") != 0) continue;
+        union { uint8_t b[512]; double d; void *p; } buf;
+        const void *o = lgc_opts(x->op, e->opts_kind, buf.b, t->size);
+        *act = (int)lgi_field_get_f64(o, f);
+        return 1;
+    }
+    return 0;
 }
 
 /* ------------------------------------------------------------------ dispatch */
