@@ -4,13 +4,16 @@
  * Precision modes (see README "The GPU we emulate"):
  *   LG_PREC_F32      the reference: fp32 storage and arithmetic.
  *   LG_PREC_F16      the GPU's fast path: every float tensor (inputs, constants, every op's
- *                    outputs) is stored as IEEE half, rounded to nearest even; products are
- *                    rounded to half and accumulated in a half accumulator, so a sum of
- *                    squares above 65504 becomes inf exactly as on a device computing in fp16.
+ *                    outputs) is stored as IEEE half, rounded to nearest even; each kernel
+ *                    accumulates as the GPU delegate's F16 kernel does: convolutions, fully
+ *                    connected, ADD_N in a half accumulator (a product rounded into it per
+ *                    step), SUM/MEAN in half inside the delegate's work-group reduction, so a
+ *                    sum above 65504 becomes inf as on a device; AVERAGE_POOL_2D, SOFTMAX,
+ *                    CUMSUM and REDUCE_PROD in fp32, rounded once (README, per-op table).
  *   LG_PREC_F32_F16  half storage, fp32 arithmetic (what a GPU with fp16 storage but fp32
  *                    ALUs does, e.g. the WebGPU backend on SwiftShader).
  * Elementwise functions are computed in fp32 and rounded once at the op's output; summation
- * order is ours, not the device's.
+ * order is the op's loop order (the delegate's for a convolution), except SUM/MEAN in f16.
  *
  *     lg_interp *it;
  *     lg_run_options ro = {0};

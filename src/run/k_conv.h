@@ -21,6 +21,12 @@
  * taps skipped), then adds the bias
  * last (h(acc + bias)), exactly what lgk_mac/lgk_add do, vectorized; the rounding is
  * bit-identical to lg_round_half (F16C, or integer code elsewhere; tested on all 2^32 floats).
+ * That is the GPU delegate's F16 accumulator: conv_generic.cc, depthwise_conv*.cc,
+ * conv_constants.cc, convolution_transposed*.cc and fully_connected.cc accumulate in
+ * ACCUM_FLT4, which tflite/delegates/gpu/cl/cl_operation.cc defines as half4 in F16 (float4
+ * in F32 and F32_F16), and add the bias after (`TO_FLT4(r) + bias`). The average pool is the
+ * exception: pooling.cc sums in float4 in every precision, so its F16 path sums in fp32 and
+ * rounds once.
  */
 #ifndef LGI_RUN_K_CONV_H
 #define LGI_RUN_K_CONV_H
@@ -137,7 +143,7 @@ typedef struct lgk_pool_args {
     int64_t h, w_, c, oh, ow, fh, fw, sh, sw, ph, pw;
     lgk_clamp cl;
     int max;                     /* 1 max pool, 0 average pool */
-    int half;                    /* LG_PREC_F16 running sum (average pool) */
+    int half;                    /* LG_PREC_F16: the delegate's fp32 row-major sum (average pool) */
 } lgk_pool_args;
 LG_INTERNAL void lgk_cv_pool_rows(const lgk_pool_args *a, int64_t r0, int64_t r1);
 

@@ -361,15 +361,19 @@ static void KC(pool_rows)(const lgk_pool_args *a, int64_t r0, int64_t r1) {
                 if (!a->max && !a->half) {
                     s = KC(avg_xnn)(a, img, iy0, ix0, c, nc) * KC(splat)(1.0f / cnt);
                 } else {
-                    /* max: TFLite's max from the lowest float; half: a running sum in row-major
-                       order, each sum rounded, then the division (fp32, rounded at the output) */
+                    /* max: TFLite's max from the lowest float. half (LG_PREC_F16): the GPU
+                       delegate's average pool, which sums in fp32 even in F16 precision
+                       (tflite/delegates/gpu/common/tasks/pooling.cc,
+                       GetAveragePoolingKernelCode: `float4 r`, `r += Read<float>`, rows then
+                       columns, `TO_FLT4(r / window_size)`): a running fp32 sum in row-major
+                       order, the division in fp32, one rounding to half at the output */
                     s = KC(splat)(init);
                     for (int64_t fy = fy0; fy < fy1; fy++) {
                         const float *ip = img + (iy0 + fy) * rs + (ix0 + fx0) * C + c;
                         for (int64_t fx = fx0; fx < fx1; fx++, ip += C) {
                             VF v = KC(ld_part)(ip, nc);
                             if (a->max) s = KC(sel)(s < v, v, s);
-                            else s = KC(h)(s + v);
+                            else s = s + v;
                         }
                     }
                     if (!a->max) s = s / cnt;

@@ -5,10 +5,12 @@
  * Reductions follow TFLite's reduce.cc: the axes (a constant INT32/INT64 tensor) may be
  * negative and repeated; keep_dims keeps reduced dims as 1; a scalar input ignores the axes;
  * an empty axes list copies. Every output element folds its inputs in increasing input
- * index order; in LG_PREC_F16 each partial sum (SUM, MEAN) or product (PROD) is rounded to
- * half, so a channel sum past 65504 becomes inf as on a GPU reducing in fp16. MEAN divides
- * the sum by the element count in fp32, except in fp32 arithmetic (LG_PREC_F32, LG_PREC_F32_F16)
- * when the innermost dim is kept (e.g. MEAN over H and W of NHWC, a global average pool): there
+ * index order. In LG_PREC_F16, SUM and MEAN are the GPU delegate's reduce kernel with half
+ * accumulators (k_reduce_half.c: work-group partial sums, every addition rounded to half, so
+ * a sum past 65504 becomes inf as on ML Drift); REDUCE_PROD/MAX/MIN fold in fp32 and are
+ * rounded once at the output, as the delegate's kernel does (reduce.cc, GetAccumType:
+ * FLOAT32 for a FLOAT16 tensor; no device report says otherwise). MEAN divides the sum by the
+ * element count in fp32, except (LG_PREC_F32, LG_PREC_F32_F16) when the innermost dim is kept (e.g. MEAN over H and W of NHWC, a global average pool): there
  * the sum, folded row by row in input order, is multiplied by the float 1 / count, which is
  * XNNPACK's arithmetic for that case (its "rdsum" kernels, scale = 1.0f / count) as LiteRT.js
  * runs it: same results bit for bit. */
@@ -76,6 +78,8 @@ typedef struct red_state {
     uint8_t red[LG_MAX_RANK];
     int64_t count;      /* input elements folded into each output element */
     int64_t in_numel, out_numel;
+    int use_half;       /* LG_PREC_F16 SUM/MEAN: the delegate's kernel (k_reduce_half.c) */
+    lgk_red_half half;
 } red_state;
 
 static int red_op(int32_t code) {
@@ -169,6 +173,11 @@ static lg_status red_prepare(lgk_node *n, lg_error *err) {
     s->in_numel = x->numel;
     s->out_numel = n->out[0]->numel;
     if (x->type != LG_FLOAT32) n->scratch_bytes = (uint64_t)(s->out_numel ? s->out_numel : 1) * 8;
+    if (x->type == LG_FLOAT32 && n->ctx->prec == LG_PREC_F16 && (op == RED_SUM || op == RED_MEAN)) {
+        s->use_half = 1;
+        lgk_red_half_plan(&s->half, x->shape, x->rank, reduced, op == RED_MEAN);
+        n->scratch_bytes = (uint64_t)(s->count ? s->count : 1) * 8;
+    }
     n->state = s;
     return LG_OK;
 }
@@ -194,7 +203,7 @@ static void acc_min(float *restrict o, const float *restrict x, int64_t n) {
     LGK_RED_LOOP(n, o[i] = x[i] < o[i] ? x[i] : o[i]);
 }
 
-static void red_fold_f32(const red_state *s, int f16, const float *x, float *o) {
+static void red_fold_f32(const red_state *s, const float *x, float *o) {
     const int64_t L = s->dims[s->m - 1];
     const int last_red = s->red[s->m - 1];
     const int64_t outer = L ? s->in_numel / L : 0;
@@ -206,28 +215,16 @@ static void red_fold_f32(const red_state *s, int f16, const float *x, float *o) 
         if (last_red) {
             float acc = ob[0];
             switch (s->op) {
-            case RED_SUM: case RED_MEAN:
-                if (f16) for (int64_t j = 0; j < L; j++) acc = lg_round_half(acc + xb[j]);
-                else for (int64_t j = 0; j < L; j++) acc += xb[j];
-                break;
-            case RED_PROD:
-                if (f16) for (int64_t j = 0; j < L; j++) acc = lg_round_half(acc * xb[j]);
-                else for (int64_t j = 0; j < L; j++) acc *= xb[j];
-                break;
+            case RED_SUM: case RED_MEAN: for (int64_t j = 0; j < L; j++) acc += xb[j]; break;
+            case RED_PROD: for (int64_t j = 0; j < L; j++) acc *= xb[j]; break;
             case RED_MAX: for (int64_t j = 0; j < L; j++) acc = xb[j] > acc ? xb[j] : acc; break;
             default: for (int64_t j = 0; j < L; j++) acc = xb[j] < acc ? xb[j] : acc; break;
             }
             ob[0] = acc;
         } else {
             switch (s->op) {
-            case RED_SUM: case RED_MEAN:
-                if (f16) for (int64_t j = 0; j < L; j++) ob[j] = lg_round_half(ob[j] + xb[j]);
-                else acc_add(ob, xb, L);
-                break;
-            case RED_PROD:
-                if (f16) for (int64_t j = 0; j < L; j++) ob[j] = lg_round_half(ob[j] * xb[j]);
-                else acc_mul(ob, xb, L);
-                break;
+            case RED_SUM: case RED_MEAN: acc_add(ob, xb, L); break;
+            case RED_PROD: acc_mul(ob, xb, L); break;
             case RED_MAX: acc_max(ob, xb, L); break;
             default: acc_min(ob, xb, L); break;
             }
@@ -250,9 +247,12 @@ static lg_status red_eval_f32(lgk_node *n, const red_state *s) {
         for (int64_t i = 0; i < s->out_numel; i++) o[i] = NAN; /* TFLite: mean of nothing is NaN */
         return LG_OK;
     }
-    const int f16 = n->ctx->prec == LG_PREC_F16;
-    red_fold_f32(s, f16, x, o);
-    if (s->op == RED_MEAN && !f16 && !s->red[s->m - 1]) {
+    if (s->use_half) {
+        lgk_red_half_eval(&s->half, x, o, n->scratch);
+        return LG_OK;
+    }
+    red_fold_f32(s, x, o);
+    if (s->op == RED_MEAN && !s->red[s->m - 1]) {
         const float scale = 1.0f / (float)(double)s->count; /* XNNPACK's: see the header */
         for (int64_t i = 0; i < s->out_numel; i++) o[i] = o[i] * scale;
     } else if (s->op == RED_MEAN) {

@@ -6,10 +6,19 @@
  *   LOCAL_RESPONSE_NORMALIZATION (4-D)
  *                     y = x * (bias + alpha * sum_{|c'-c| <= radius} x_c'^2) ^ -beta
  *
- * The sums run through lgk_add / lgk_mac in channel order, so in LG_PREC_F16 they are half
- * accumulators: each exp term (as a GPU would hold it) and each partial sum is rounded to
- * half; a sum of squares above 65504 is inf and L2_NORMALIZATION then gives x / inf = 0.
- * exp, log, sqrt, pow and the final division are elementwise fp32. */
+ * SOFTMAX computes in fp32 in every precision, as the GPU delegate's softmax kernels do even
+ * in F16 (tflite/delegates/gpu/common/tasks/softmax.cc, GetSoftmaxThreePassKernelCode and
+ * GetSoftmaxTwoPassKernelCode: `float sum`, `float maximum`, `Read<float>`, `exp(t) / sum`,
+ * one `TO_FLT4` at the store; softmax1x1.cc, Softmax1x1::GetSoftmaxKernelCode, the same with
+ * `float sum` and a float work-group reduction): max, exp, the sum in channel order and the
+ * division in fp32, rounded to half once, by the interpreter, at the output.
+ * The other sums run through lgk_add / lgk_mac in channel order, so in LG_PREC_F16 they are
+ * half accumulators: each exp term and each partial sum is rounded to half; a sum of squares
+ * above 65504 is inf and L2_NORMALIZATION then gives x / inf = 0. The GPU delegate has no
+ * kernel for LOG_SOFTMAX, L2_NORMALIZATION or LOCAL_RESPONSE_NORMALIZATION (model_builder.cc,
+ * NewOperationParser, lists none of them), so no source says how a GPU accumulates them; they
+ * keep the conservative half accumulator. exp, log, sqrt, pow and the final division are
+ * elementwise fp32. */
 #include <float.h>
 
 #include "run/k_reduce.h"
@@ -75,7 +84,6 @@ lg_status lgk_softmax_prepare(lgk_node *n, lg_error *err) {
 
 static void softmax_rows(void *ud, int64_t begin, int64_t end) {
     const row_job *j = ud;
-    const lgk_ctx *c = j->n->ctx;
     const int64_t D = j->s->depth;
     const float beta = j->s->beta;
     for (int64_t r = begin; r < end; r++) {
@@ -84,9 +92,9 @@ static void softmax_rows(void *ud, int64_t begin, int64_t end) {
         const float mx = row_max(x, D);
         float sum = 0.0f;
         for (int64_t k = 0; k < D; k++) {
-            float e = lgk_h(c, expf((x[k] - mx) * beta));
+            float e = expf((x[k] - mx) * beta); /* fp32 in every precision (see the header) */
             y[k] = e;
-            sum = lgk_add(c, sum, e);
+            sum += e;
         }
         div_row(y, sum, D);
     }

@@ -685,7 +685,6 @@ lg_status lgks_cumsum_prepare(lgk_node *n, lg_error *err) {
     } while (0)
 
 #define LGKS_ADD_F(a, b) ((a) + (b))
-#define LGKS_ADD_H(a, b) lg_round_half((a) + (b))
 #define LGKS_ADD_I32(a, b) ((int32_t)((uint32_t)(a) + (uint32_t)(b)))
 #define LGKS_ADD_I64(a, b) ((int64_t)((uint64_t)(a) + (uint64_t)(b)))
 
@@ -696,9 +695,14 @@ lg_status lgks_cumsum_eval(lgk_node *n, lg_error *err) {
     lgk_tensor *out = n->out[0];
     const int64_t len = s->len, inner = s->inner;
     if (in->type == LG_FLOAT32) {
-        /* lgk_add: a half accumulator in LG_PREC_F16 */
-        if (n->ctx->prec == LG_PREC_F16) LGKS_SCAN(float, LGKS_ADD_H);
-        else LGKS_SCAN(float, LGKS_ADD_F);
+        /* An fp32 accumulator in every precision: the GPU delegate's F16 kernel keeps a float4
+           running sum and rounds only what it stores (tflite/delegates/gpu/common/tasks/
+           cumsum.cc, Cumsum::GetCumsumCode: `float4 res` when precision is F16,
+           `Write(TO_FLT4(res))`). The outputs here are the fp32 running sums; the interpreter
+           rounds them to half after eval, which is that store. (In F32_F16 the same generator
+           declares `res` of the tensor's type, half: a half accumulator there. f32_f16 keeps
+           fp32 arithmetic throughout, so that is not modelled.) */
+        LGKS_SCAN(float, LGKS_ADD_F);
     } else if (in->type == LG_INT32) {
         LGKS_SCAN(int32_t, LGKS_ADD_I32);
     } else {

@@ -8,9 +8,13 @@
  * Storage: every float tensor (FLOAT32, FLOAT16 in the file) is held as float32. In the f16
  * modes the interpreter rounds inputs, constants and each op's float outputs to half after
  * eval (in LG_PREC_F32_F16 not the tensors the delegate keeps in registers: fusion.c); inside
- * an op, LG_PREC_F16 also rounds every product and every partial sum
- * (lgk_mul / lgk_add / lgk_dot), so reductions overflow where a half accumulator would.
- * Kernels that compute in fp32 regardless must say so.
+ * an op, LG_PREC_F16 follows the GPU delegate's F16 kernel for that op: where it accumulates in
+ * ACCUM_FLT4/FLT (half: convolutions, fully connected, ADD_N, resize) every product and every
+ * partial sum is rounded (lgk_mul / lgk_add / lgk_dot), so the sum overflows where a half
+ * accumulator would; SUM/MEAN are k_reduce_half.c; where the delegate's kernel declares float
+ * accumulators (average pool, softmax, cumsum, REDUCE_PROD) the kernel computes in fp32 and
+ * the interpreter rounds the output once. Kernels that compute in fp32 regardless must say so
+ * and cite the delegate's source.
  */
 #ifndef LGI_RUN_KERNEL_H
 #define LGI_RUN_KERNEL_H

@@ -64,9 +64,10 @@ run_rc "SafeLayerNorm f32_f16, default input: within tolerance" 0 'verdict: WITH
     compare "$M/safe_layernorm.tflite" --precision f32_f16
 run_rc "SafeLayerNorm f16 --seed 5: the input is named" 0 'input 0 "x": random:5' \
     compare "$M/safe_layernorm.tflite" --seed 5
-# the constant fill: f32 is exactly 0, f16 +-1 (derivation in make_compare_models.c): the
-# judge says so, and warns that the reference is constant
-run_rc "SafeLayerNorm --fill half: diverges, with a constant-output warning" 1 'warning: output 0 "y" is constant' \
+# the constant fill: f32 is exactly 0, and so is f16 (derivation in make_compare_models.c: the
+# delegate's work-group MEAN keeps every partial sum a half); the judge warns that the
+# reference is constant
+run_rc "SafeLayerNorm --fill half: within tolerance, with a constant-output warning" 0 'warning: output 0 "y" is constant' \
     compare "$M/safe_layernorm.tflite" --fill half
 run_rc "--fill and --seed together: usage error" 2 '--fill and --seed' \
     compare "$M/safe_layernorm.tflite" --fill half --seed 3
@@ -127,7 +128,9 @@ run_rc "examples LayerNorm f32_f16: within tolerance" 0 'verdict: WITHIN TOLERAN
     compare examples/layernorm_512.tflite --input x=examples/layernorm_input.npy --precision f32_f16
 S=build/corpus/selfie_segmentation.tflite
 if [ -f "$S" ]; then
-    run_rc "selfie segmentation f16: AVERAGE_POOL_2D overflow kept" 1 'op 222 AVERAGE_POOL_2D.*inf/NaN' compare "$S"
+    # the delegate's average pool sums in fp32 even in F16 (pooling.cc), so the global pools
+    # whose half sums overflowed (op 222, max |x| 66.9 over 16384 cells) are finite
+    run_rc "selfie segmentation f16: within tolerance (AVERAGE_POOL_2D sums in fp32)" 0 'verdict: WITHIN TOLERANCE' compare "$S"
     run_rc "selfie segmentation f32_f16: within tolerance (was a 2e-20 false alarm)" 0 'verdict: WITHIN TOLERANCE' \
         compare "$S" --precision f32_f16
 else

@@ -4,9 +4,11 @@
  *   safe_layernorm.tflite  x[1,2,4,512] -> u = x * 7 -> SafeLayerNorm v2 (us = u / max(1,
  *                          amax/8), then (us - mean) * rsqrt(var + 1e-6)) -> y: correct in f16
  *                          on real data. The constant 0.5 input is degenerate: u = 3.5, S = 1,
- *                          the f32 mean is exactly 3.5 so y = 0 exactly; the half accumulator
- *                          holds 3.5 k only for even k above 1024 (spacing 1), so the f16 mean
- *                          is off by ~1e-3, var ~ mean error^2 >> 1e-6 and y = +-1
+ *                          the f32 mean is exactly 3.5 so y = 0 exactly; so is the f16 one:
+ *                          the delegate's MEAN (k_reduce_half.c) gives each of 32 threads 4
+ *                          values per lane (14), scales it by 1/16 (0.875) and sums 32 of
+ *                          those (28), all halves, so the mean is 3.5 and y = 0 (a sequential
+ *                          half sum would have been off by ~1e-3 and given y = +-1)
  *   layernorm.tflite       x[1,2,4,512] -> the plain LayerNorm (no scaling) -> y
  *   zeros.tflite           x[1,2,4,512] -> x * 0 -> y (the same interface as layernorm)
  *   tiny.tflite            x[1,64] -> x * 1e-20 -> y: values far below half's smallest normal

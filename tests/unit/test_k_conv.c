@@ -1279,7 +1279,16 @@ static void ref_pool(int max, int p, int nb, int h, int w, int c, int fh, int fw
                     if (max) {
                         v = mx;
                     } else if (p == LG_PREC_F16) {
-                        v = a.h / (float)cnt;
+                        /* the delegate's pooling.cc: an fp32 sum of the (half) cells in row-major
+                           order, divided in fp32, rounded once by stor() below */
+                        float sum = 0;
+                        for (int fy = 0; fy < fh; fy++)
+                            for (int fx = 0; fx < fw; fx++) {
+                                int iy = oy * sh - ph + fy, ix = ox * sw - pw + fx;
+                                if (iy < 0 || iy >= h || ix < 0 || ix >= w) continue;
+                                sum = sum + stor(p, x[((n * h + iy) * w + ix) * c + ch]);
+                            }
+                        v = sum / (float)cnt;
                     } else {
                         int iy0 = oy * sh - ph, ix0 = ox * sw - pw, ne = fh * fw;
                         float tot = 0;
@@ -1323,9 +1332,12 @@ static void k_conv_pools_vs_naive_body(void) {
 }
 LG_TEST(k_conv_pools_vs_naive) { both_paths(k_conv_pools_vs_naive_body); }
 
-LG_TEST(k_conv_avg_pool_f16_overflow) {
-    /* a 1x600 window over 200s: the mean is 200, but the half running sum overflows
-       (328 * 200 > 65504) and inf / 600 stays inf in f16; f32_f16 sums in fp32: 200 */
+LG_TEST(k_conv_avg_pool_f16_float_accumulator) {
+    /* The GPU delegate's average pool sums in float4 even in F16 precision and rounds once
+       (tflite/delegates/gpu/common/tasks/pooling.cc, GetAveragePoolingKernelCode: `float4 r`,
+       `TO_FLT4(r / window_size)`). A 1x600 window over 200s: the sum 120000 is past 65504
+       (a half accumulator would be inf from 328 * 200 on) but is fine in fp32; 120000 / 600 =
+       200 in every mode. */
     float x[600], y[1];
     for (int i = 0; i < 600; i++) x[i] = 200;
     lg_error err;
@@ -1334,7 +1346,13 @@ LG_TEST(k_conv_avg_pool_f16_overflow) {
     CHECK_OK(run_pool(LG_OP_AVERAGE_POOL_2D, 1, 1, 600, 1, 1, 600, 1, 600, LG_PADDING_VALID, 0, LG_PREC_F32_F16, x, y, 1, &err), &err);
     CHECK(y[0] == 200);
     CHECK_OK(run_pool(LG_OP_AVERAGE_POOL_2D, 1, 1, 600, 1, 1, 600, 1, 600, LG_PADDING_VALID, 0, LG_PREC_F16, x, y, 1, &err), &err);
-    CHECK(isinf(y[0]));
+    CHECK(y[0] == 200);
+    /* one rounding, at the end: a 1x4 window {2048, 1, 1, 1}. fp32: 2051 / 4 = 512.75, a tie
+       between the halves 512.5 and 513 (spacing 0.5): to even, 513. A half accumulator would
+       give 2048 (2048 + 1 rounds back to 2048 three times) / 4 = 512. */
+    const float w4[4] = {2048, 1, 1, 1};
+    CHECK_OK(run_pool(LG_OP_AVERAGE_POOL_2D, 1, 1, 4, 1, 1, 4, 1, 4, LG_PADDING_VALID, 0, LG_PREC_F16, w4, y, 1, &err), &err);
+    CHECK(y[0] == 513);
     /* max pool has no accumulator: 200 in every mode */
     CHECK_OK(run_pool(LG_OP_MAX_POOL_2D, 1, 1, 600, 1, 1, 600, 1, 600, LG_PADDING_VALID, 0, LG_PREC_F16, x, y, 1, &err), &err);
     CHECK(y[0] == 200);

@@ -101,7 +101,16 @@ LG_TEST(k_reduce_mean_last_axis_and_no_options) {
     kt_op c = reduce_case(LG_OP_MEAN, LG_FLOAT32, LG_DIMS(2, 3), x1223, LG_DIMS(1), (const int32_t[]){-1}, NULL,
                             LG_DIMS(2));
     c.kind = LG_OPTS_NONE;
-    EXPECT_ALL(&c, want, 2, 0, 0);
+    EXPECT_F32(&c, LG_PREC_F32, want, 2, 0);
+    EXPECT_F32(&c, LG_PREC_F32_F16, want, 2, 0);
+    /* f16, the delegate's reduce kernel (reduce.cc): 3 channels = 1 slice, one thread; each
+       lane is scaled by fl(1/3) = 0.333333343 and rounded to half BEFORE the lanes are added,
+       x + ((y + z) + w). Row 0: h(1/3) = 0.333251953, h(2/3) = 0.666503906, h(1.00000003) =
+       1; y + z = 1.666503906 is a tie (682.5 / 1024 past 1): even, 1.666015625; x + that =
+       1.999267578 -> 1.9990234375. Row 1: h(4/3) = 1.3330078125, h(5/3) = 1.6669921875,
+       h(6/3) = 2; y + z = 3.6669921875, a tie (853.5 / 512 past 2): 3.66796875; x + that =
+       5.0009765625 -> 5 (spacing 1/256). */
+    EXPECT_F32(&c, LG_PREC_F16, ((const float[]){1.9990234375f, 5.0f}), 2, 0);
 }
 
 LG_TEST(k_reduce_mean_int64_axes) {
@@ -156,35 +165,77 @@ LG_TEST(k_reduce_mean_fp32_spatial_sum_times_reciprocal) {
 }
 
 LG_TEST(k_reduce_mean_f16_layernorm_channel_sum_overflows) {
-    /* The NAFNet LayerNorm case: a channel mean over 512 values of |x| = 175. The sum is
-       89600 > 65504: inf with a half accumulator, 175 with an fp32 one (also when only the
-       storage is half: 175 is a half). */
+    /* The NAFNet LayerNorm case over 512 channels, through the delegate's reduce kernel with
+       half accumulators (reduce.cc; k_reduce_half.c): 512 channels = 128 slices of 4; the
+       Mali work group is 32 threads (GetMaximumPossibleWGSize: 4 slices per thread first,
+       then doubling while 128 >= 8 * threads); thread t sums slices t, t+32, t+64, t+96, so
+       each of its 4 lanes holds 4 values. MEAN scales that partial by 1 / (512 / 32) before
+       the work-group sum.
+       The mean of x = 175: a lane holds 700 -> 43.75, 32 threads -> 1400, / 32 -> 43.75, the
+       4 lanes -> 175: no overflow, although the whole sum 89600 is past 65504 (a finding:
+       the kernel's early scaling keeps a channel MEAN of |x| ~ 175 finite).
+       The mean of the squares 175^2 = 30625 (the variance): a lane holds 4 * 30625 = 122500
+       > 65504 before any scaling: inf. And SUM has no scaling: 89600 -> inf (LiteRT#9249). */
     static float x[512];
     for (int i = 0; i < 512; i++) x[i] = 175.0f;
     kt_op c = reduce_case(LG_OP_MEAN, LG_FLOAT32, LG_DIMS(1, 1, 1, 512), x, LG_DIMS(1), (const int32_t[]){3},
                             &keep, LG_DIMS(1, 1, 1, 1));
     const float inf1[1] = {INFINITY}, v175[1] = {175.0f};
-    EXPECT_F32(&c, LG_PREC_F16, inf1, 1, 0);
+    EXPECT_F32(&c, LG_PREC_F16, v175, 1, 0);
     EXPECT_F32(&c, LG_PREC_F32, v175, 1, 0);
     EXPECT_F32(&c, LG_PREC_F32_F16, v175, 1, 0);
+    kt_op s = reduce_case(LG_OP_SUM, LG_FLOAT32, LG_DIMS(1, 1, 1, 512), x, LG_DIMS(1), (const int32_t[]){3},
+                            &keep, LG_DIMS(1, 1, 1, 1));
+    EXPECT_F32(&s, LG_PREC_F16, inf1, 1, 0);
+    EXPECT_F32(&s, LG_PREC_F32, ((const float[]){89600.0f}), 1, 0);
+    static float sq[512];
+    for (int i = 0; i < 512; i++) sq[i] = 30625.0f;
+    kt_op v = reduce_case(LG_OP_MEAN, LG_FLOAT32, LG_DIMS(1, 1, 1, 512), sq, LG_DIMS(1), (const int32_t[]){3},
+                            &keep, LG_DIMS(1, 1, 1, 1));
+    EXPECT_F32(&v, LG_PREC_F16, inf1, 1, 0);
+    EXPECT_F32(&v, LG_PREC_F32, ((const float[]){30625.0f}), 1, 0);
+    /* squares of 120 (14400): a lane holds 57600 < 65504, scaled to 3600; the work group
+       then sums 32 * 3600 = 115200: inf there. Near miss, squares of 80 (6400): a lane holds
+       25600 -> 1600, the work group 32 * 1600 = 51200 < 65504, / 32 -> 1600, the 4 lanes
+       -> 6400. */
+    for (int i = 0; i < 512; i++) sq[i] = 14400.0f;
+    EXPECT_F32(&v, LG_PREC_F16, inf1, 1, 0);
+    for (int i = 0; i < 512; i++) sq[i] = 6400.0f;
+    EXPECT_F32(&v, LG_PREC_F16, ((const float[]){6400.0f}), 1, 0);
     /* negative values overflow to -inf */
-    for (int i = 0; i < 512; i++) x[i] = -175.0f;
+    for (int i = 0; i < 512; i++) sq[i] = -30625.0f;
     const float ninf1[1] = {-INFINITY};
-    EXPECT_F32(&c, LG_PREC_F16, ninf1, 1, 0);
+    EXPECT_F32(&v, LG_PREC_F16, ninf1, 1, 0);
 }
 
 LG_TEST(k_reduce_mean_f16_spatial_pool_vs_two_step) {
-    /* Global average pool over a 64x64 map of 20.0: one mean over (1,2) sums 4096 values =
-       81920 -> inf in f16; a mean over one axis sums 64 values = 1280 (safe), the
-       mean(3).mean(2) split of the field notes. */
+    /* Global average pool over a 64x64 map, the delegate's reduce kernel with half
+       accumulators (reduce.cc; k_reduce_half.c): H and W reduced, a Mali work group of 64
+       threads (GetMaximumPossibleWGSize: W gets 8 after 4 loop reductions, H 8), each summing
+       4096 / 64 = 64 values, scaled by 1 / 64 before the work-group sum.
+       x = 20: a thread holds 1280 -> 20, the work group 64 * 20 = 1280 -> 20: finite in f16,
+       although the whole sum 81920 is past 65504 (a finding: the kernel's early scaling, not
+       the mean(3).mean(2) split of the field notes, keeps this MEAN finite); SUM over (1,2)
+       has no scaling: 81920 -> inf (LiteRT#9249). x = 1100: a thread's 64 values sum to
+       70400 > 65504 before any scaling: inf. */
     static float x[64 * 64 * 2];
     for (int i = 0; i < 64 * 64 * 2; i++) x[i] = 20.0f;
     kt_op both = reduce_case(LG_OP_MEAN, LG_FLOAT32, LG_DIMS(1, 64, 64, 2), x, LG_DIMS(2), (const int32_t[]){1, 2},
                                &keep, LG_DIMS(1, 1, 1, 2));
     const float inf2[2] = {INFINITY, INFINITY}, v20[2] = {20, 20};
-    EXPECT_F32(&both, LG_PREC_F16, inf2, 2, 0);
+    EXPECT_F32(&both, LG_PREC_F16, v20, 2, 0);
     EXPECT_F32(&both, LG_PREC_F32, v20, 2, 0);
     EXPECT_F32(&both, LG_PREC_F32_F16, v20, 2, 0);
+    kt_op sum = reduce_case(LG_OP_SUM, LG_FLOAT32, LG_DIMS(1, 64, 64, 2), x, LG_DIMS(2), (const int32_t[]){1, 2},
+                              &keep, LG_DIMS(1, 1, 1, 2));
+    EXPECT_F32(&sum, LG_PREC_F16, inf2, 2, 0);
+    EXPECT_F32(&sum, LG_PREC_F32, ((const float[]){81920, 81920}), 2, 0);
+    static float big[64 * 64 * 2];
+    for (int i = 0; i < 64 * 64 * 2; i++) big[i] = 1100.0f;
+    kt_op bigc = reduce_case(LG_OP_MEAN, LG_FLOAT32, LG_DIMS(1, 64, 64, 2), big, LG_DIMS(2), (const int32_t[]){1, 2},
+                               &keep, LG_DIMS(1, 1, 1, 2));
+    EXPECT_F32(&bigc, LG_PREC_F16, inf2, 2, 0);
+    EXPECT_F32(&bigc, LG_PREC_F32, ((const float[]){1100, 1100}), 2, 0);
     static float want[64 * 2];
     for (int i = 0; i < 128; i++) want[i] = 20.0f;
     kt_op one = reduce_case(LG_OP_MEAN, LG_FLOAT32, LG_DIMS(1, 64, 64, 2), x, LG_DIMS(1), (const int32_t[]){2},
@@ -250,16 +301,30 @@ LG_TEST(k_reduce_sum_f16_overflow_and_storage) {
 }
 
 LG_TEST(k_reduce_sum_f16_stagnates_at_2048) {
-    /* 3000 ones: a half accumulator stops at 2048 (2048 + 1 rounds back to 2048, ties to
-       even); fp32 gives 3000, a half (2 * 1500) */
+    /* A half accumulator stops at 2048 (2048 + 1 rounds back to 2048, ties to even), but the
+       delegate's reduce kernel spreads the sum over a work group (reduce.cc). x[1,3000] is
+       BC: 3000 channels = 750 slices, 64 threads (4 loop reductions, then doubling to the Mali
+       limit), thread t holding slices t, t+64, ...: 11 or 12 per lane, all exact; the work
+       group adds them by fours then thread 0 the 16 groups: 750 per lane, exact; the lanes:
+       3000 (a half: 2 * 1500). */
     static float x[3000];
     for (int i = 0; i < 3000; i++) x[i] = 1.0f;
     kt_op c = reduce_case(LG_OP_SUM, LG_FLOAT32, LG_DIMS(1, 3000), x, LG_DIMS(1), (const int32_t[]){1}, &nokeep,
                             LG_DIMS(1));
-    const float w16[1] = {2048}, w32[1] = {3000};
+    const float w16[1] = {3000}, w32[1] = {3000};
     EXPECT_F32(&c, LG_PREC_F16, w16, 1, 0);
     EXPECT_F32(&c, LG_PREC_F32, w32, 1, 0);
     EXPECT_F32(&c, LG_PREC_F32_F16, w32, 1, 0);
+    /* Under 64 elements the work group stays below 16 threads (40: 4 loop reductions, then
+       2, 4, 8 threads; 40 < 8 * 8) and one thread sums alone, in order: {2048, 39 ones} (rank
+       1, the B axis: no lanes) sticks at 2048 in f16; fp32 gives 2087. */
+    static float y[40];
+    y[0] = 2048.0f;
+    for (int i = 1; i < 40; i++) y[i] = 1.0f;
+    kt_op d = reduce_case(LG_OP_SUM, LG_FLOAT32, LG_DIMS(40), y, LG_DIMS(1), (const int32_t[]){0}, &nokeep,
+                            LG_SCALAR);
+    EXPECT_F32(&d, LG_PREC_F16, ((const float[]){2048}), 1, 0);
+    EXPECT_F32(&d, LG_PREC_F32, ((const float[]){2087}), 1, 0);
 }
 
 LG_TEST(k_reduce_sum_int_wraps) {
@@ -338,12 +403,19 @@ LG_TEST(k_reduce_prod_and_f16_product_overflow) {
     kt_op c = reduce_case(LG_OP_REDUCE_PROD, LG_FLOAT32, LG_DIMS(2, 3), x1223, LG_DIMS(1), (const int32_t[]){1},
                             &nokeep, LG_DIMS(2));
     EXPECT_ALL(&c, want, 2, 0, 0);
-    /* 256 * 256 * (1/4) = 16384, but the half running product 65536 is already inf */
+    /* 256 * 256 * (1/4) = 16384: the running product 65536 is past the largest half, but the
+       delegate's reduce kernel multiplies in fp32 even in F16 (reduce.cc, GetAccumType: FLOAT32
+       for a FLOAT16 tensor; the result is converted once), so f16 gives 16384 too */
     const float y[3] = {256, 256, 0.25f};
     kt_op p = reduce_case(LG_OP_REDUCE_PROD, LG_FLOAT32, LG_DIMS(3), y, LG_DIMS(1), (const int32_t[]){0}, &nokeep,
                             LG_SCALAR);
-    const float inf1[1] = {INFINITY}, w[1] = {16384};
-    EXPECT_F32(&p, LG_PREC_F16, inf1, 1, 0);
+    const float w[1] = {16384};
+    EXPECT_F32(&p, LG_PREC_F16, w, 1, 0);
+    /* the result itself past 65504 is inf once stored: 256 * 256 * 2 = 131072 */
+    const float y2[3] = {256, 256, 2};
+    kt_op p2 = reduce_case(LG_OP_REDUCE_PROD, LG_FLOAT32, LG_DIMS(3), y2, LG_DIMS(1), (const int32_t[]){0}, &nokeep,
+                             LG_SCALAR);
+    EXPECT_F32(&p2, LG_PREC_F16, ((const float[]){INFINITY}), 1, 0);
     EXPECT_F32(&p, LG_PREC_F32, w, 1, 0);
     EXPECT_F32(&p, LG_PREC_F32_F16, w, 1, 0);
 }
@@ -492,26 +564,31 @@ LG_TEST(k_reduce_softmax_rows_and_beta) {
     EXPECT_F32(&cb, LG_PREC_F32, wb, 2, 1e-6);
 }
 
-LG_TEST(k_reduce_softmax_f16_exp_sum_overflows) {
-    /* beta = -1 on {0, 0, 10.5}: the row max is 10.5, the terms are exp(10.5) = 36315.5
-       (36320 in half), exp(10.5), exp(0) = 1. Their sum 72632 > 65504: in f16 the sum is inf
-       and every output 0; in fp32 the outputs are 36315.5/72632 and 1/72632. */
+LG_TEST(k_reduce_softmax_f16_exp_sum_in_fp32) {
+    /* The GPU delegate's softmax is fp32 even in F16 precision (softmax.cc, the two- and
+       three-pass kernels: `float sum`, `exp(t) / sum`, one TO_FLT4 at the store).
+       beta = -1 on {0, 0, 10.5}: the row max is 10.5, the terms are exp(10.5) = 36315.5,
+       exp(10.5), exp(0) = 1. Their sum 72632 is past 65504 (a half accumulator would be inf
+       and every output 0) but fine in fp32: f16 is the fp32 result rounded to half,
+       0.49999 -> 0.5 and 1/72632 = 1.3768e-5 -> the subnormal half 1.37687e-5
+       (231 * 2^-24). */
     const float x[3] = {0, 0, 10.5f};
     const lg_softmax_options bm = {-1.0f};
     kt_op c = row_case(LG_OP_SOFTMAX, LG_OPTS_SOFTMAX_OPTIONS, &bm, LG_DIMS(1, 3), x);
     const double e = exp(10.5), s = 2 * e + 1;
     const float w32[3] = {(float)(e / s), (float)(e / s), (float)(1 / s)};
-    const float w16[3] = {0, 0, 0};
+    const float w16[3] = {0.5f, 0.5f, 231.0f / 16777216.0f};
     EXPECT_F32(&c, LG_PREC_F16, w16, 3, 0);
     EXPECT_F32(&c, LG_PREC_F32, w32, 3, 1e-7);
     EXPECT_F32(&c, LG_PREC_F32_F16, w32, 3, 1e-4);
 }
 
-LG_TEST(k_reduce_softmax_f16_sum_stagnates) {
-    /* 4096 equal logits: each term is exp(0) = 1; a half accumulator stops at 2048, so f16
-       gives 1/2048 where fp32 gives 1/4096 (both halves) */
+LG_TEST(k_reduce_softmax_f16_sum_does_not_stagnate) {
+    /* 4096 equal logits: each term is exp(0) = 1; a half accumulator would stop at 2048 and
+       give 1/2048, but the delegate's softmax sums in fp32 (softmax.cc, see above): 1/4096 in
+       every mode (a half) */
     static float x[4096], w16[4096], w32[4096];
-    for (int i = 0; i < 4096; i++) { x[i] = 0.25f; w16[i] = 1.0f / 2048; w32[i] = 1.0f / 4096; }
+    for (int i = 0; i < 4096; i++) { x[i] = 0.25f; w16[i] = 1.0f / 4096; w32[i] = 1.0f / 4096; }
     const lg_softmax_options b1 = {1.0f};
     kt_op c = row_case(LG_OP_SOFTMAX, LG_OPTS_SOFTMAX_OPTIONS, &b1, LG_DIMS(1, 4096), x);
     EXPECT_F32(&c, LG_PREC_F16, w16, 4096, 0);

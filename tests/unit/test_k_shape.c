@@ -1363,13 +1363,16 @@ LG_TEST(k_shape_cumsum_exclusive_reverse_axes) {
     kt_free(&t);
 }
 
-LG_TEST(k_shape_cumsum_f16_half_accumulator) {
-    /* [2048, 1, 1, 1, 1]: the half accumulator sticks at 2048; fp32 sums then rounds each
-       stored value. [60000, 10000, -10000]: the half running sum overflows to inf and stays
-       there; fp32 comes back to 60000. */
+LG_TEST(k_shape_cumsum_f16_float_accumulator) {
+    /* The GPU delegate's CUMSUM keeps a float4 running sum in F16 and rounds only the stored
+       values (tflite/delegates/gpu/common/tasks/cumsum.cc, GetCumsumCode), so f16 equals
+       f32_f16 here. [2048, 1, 1, 1, 1]: fp32 sums 2048..2052, stored as halves (spacing 2,
+       ties to even): 2048, 2048, 2050, 2052, 2052; a half accumulator would stick at 2048.
+       [60000, 10000, -10000]: 60000 (a half), 70000 (inf as a half), 60000: the fp32 running
+       sum comes back where a half one would stay inf. */
     const float a[5] = {2048, 1, 1, 1, 1}, b[3] = {60000, 10000, -10000};
-    const float wa[3][5] = {{2048, 2049, 2050, 2051, 2052}, {2048, 2048, 2048, 2048, 2048}, {2048, 2048, 2050, 2052, 2052}};
-    const float wb[3][3] = {{60000, 70000, 60000}, {lg_round_half(60000), INFINITY, INFINITY},
+    const float wa[3][5] = {{2048, 2049, 2050, 2051, 2052}, {2048, 2048, 2050, 2052, 2052}, {2048, 2048, 2050, 2052, 2052}};
+    const float wb[3][3] = {{60000, 70000, 60000}, {lg_round_half(60000), INFINITY, lg_round_half(60000)},
                             {lg_round_half(60000), INFINITY, lg_round_half(60000)}};
     for (int p = 0; p < 3; p++) {
         kt_model t;
