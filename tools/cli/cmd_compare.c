@@ -180,7 +180,7 @@ static void precision_text(const char *path, const lg_model *m, const lg_precisi
     const lg_subgraph *sg = &m->subgraphs[0];
     char b1[32], b2[32], b3[32], b4[32];
     printf("%s: f32 vs %s (%s)\n", path, lg_precision_name(r->precision),
-           r->precision == LG_PREC_F16 ? "emulated GPU fp16: half storage, half accumulation"
+           r->precision == LG_PREC_F16 ? "emulated GPU fp16: half storage and arithmetic, each kernel's own accumulator"
                                        : "half storage, fp32 arithmetic");
     for (uint32_t i = 0; i < lg_interp_n_inputs(probe); i++) {
         lg_tensor_view v;
