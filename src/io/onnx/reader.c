@@ -188,11 +188,10 @@ static lg_status rd_type(ox_rd *r, uint64_t off, uint64_t end, lg_onnx_type *t) 
 
 static lg_status rd_value_info(ox_rd *r, uint64_t off, uint64_t end, lg_onnx_value_info *v) {
     ox_scan_t s;
+    lg_onnx_str pk = ox_peek(r, off, end, 1);
+    if (pk.s) ox_push_name(r, pk);
     LG_TRY(ox_scan(r, &M_VI, off, end, &s));
-    if (s.cnt[1]) {
-        LG_TRY(ox_name(r, &M_VI, &s.last[1], &v->name));
-        ox_push_name(r, v->name);
-    }
+    if (s.cnt[1]) LG_TRY(ox_name(r, &M_VI, &s.last[1], &v->name));
     if (s.cnt[2]) {
         size_t old = ox_push(r, ".type");
         LG_TRY(ox_enter(r));
@@ -269,11 +268,10 @@ static lg_status attr_lists(ox_rd *r, uint64_t off, uint64_t end, const ox_scan_
 
 static lg_status rd_attr(ox_rd *r, uint64_t off, uint64_t end, lg_onnx_attr *a) {
     ox_scan_t s;
+    lg_onnx_str pk = ox_peek(r, off, end, 1);
+    if (pk.s) ox_push_name(r, pk);
     LG_TRY(ox_scan(r, &M_ATTR, off, end, &s));
-    if (s.cnt[1]) {
-        LG_TRY(ox_name(r, &M_ATTR, &s.last[1], &a->name));
-        ox_push_name(r, a->name);
-    }
+    if (s.cnt[1]) LG_TRY(ox_name(r, &M_ATTR, &s.last[1], &a->name));
     if (s.cnt[22] || s.cnt[23])
         return ox_fail(r, LG_ERR_UNSUPPORTED, "sparse tensor attributes are not supported");
     if (s.cnt[21]) LG_TRY(ox_name(r, &M_ATTR, &s.last[21], &a->ref_attr_name));
@@ -305,11 +303,10 @@ static lg_status rd_attr(ox_rd *r, uint64_t off, uint64_t end, lg_onnx_attr *a) 
 static lg_status rd_node(ox_rd *r, uint64_t off, uint64_t end, lg_onnx_node *n) {
     ox_scan_t s;
     void *p;
+    lg_onnx_str pk = ox_peek(r, off, end, 4);
+    if (pk.s) ox_push_esc(r, " (", pk, ")");
     LG_TRY(ox_scan(r, &M_NODE, off, end, &s));
-    if (s.cnt[4]) {
-        LG_TRY(ox_name(r, &M_NODE, &s.last[4], &n->op_type));
-        ox_push(r, " (%.*s)", (int)(n->op_type.n > 40 ? 40 : n->op_type.n), n->op_type.s);
-    }
+    if (s.cnt[4]) LG_TRY(ox_name(r, &M_NODE, &s.last[4], &n->op_type));
     if (s.cnt[3]) LG_TRY(ox_name(r, &M_NODE, &s.last[3], &n->name));
     if (s.cnt[7]) LG_TRY(ox_name(r, &M_NODE, &s.last[7], &n->domain));
     LG_TRY(ox_array(r, s.cnt[1], sizeof(lg_onnx_str), &p));

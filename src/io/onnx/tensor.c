@@ -220,11 +220,10 @@ static lg_status tensor_lists(ox_rd *r, uint64_t off, uint64_t end, const ox_sca
 
 static lg_status tensor_body(ox_rd *r, uint64_t off, uint64_t end, lg_onnx_tensor *t) {
     ox_scan_t s;
+    lg_onnx_str pk = ox_peek(r, off, end, T_NAME);
+    if (pk.s) ox_push_name(r, pk);
     LG_TRY(ox_scan(r, &M_TENSOR, off, end, &s));
-    if (s.cnt[T_NAME]) {
-        LG_TRY(ox_name(r, &M_TENSOR, &s.last[T_NAME], &t->name));
-        ox_push_name(r, t->name);
-    }
+    if (s.cnt[T_NAME]) LG_TRY(ox_name(r, &M_TENSOR, &s.last[T_NAME], &t->name));
     if (s.cnt[T_SEGMENT])
         return ox_fail(r, LG_ERR_UNSUPPORTED, "segment (a tensor stored in segments) is not supported");
     if (s.cnt[T_DTYPE]) LG_TRY(ox_int32(r, &M_TENSOR, &s.last[T_DTYPE], &t->data_type));

@@ -42,18 +42,21 @@ size_t ox_push(ox_rd *r, const char *fmt, ...) {
     return old;
 }
 
-void ox_push_name(ox_rd *r, lg_onnx_str name) {
+void ox_push_esc(ox_rd *r, const char *pre, lg_onnx_str name, const char *post) {
     char tmp[100];
     size_t k = 0;
-    for (uint32_t i = 0; i < name.n && k + 5 < sizeof tmp - 4; i++) {
+    uint32_t i = 0;
+    for (; i < name.n && k + 8 < sizeof tmp; i++) {
         unsigned char c = (unsigned char)name.s[i];
         if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') tmp[k++] = (char)c;
         else k += (size_t)snprintf(tmp + k, sizeof tmp - k, "\\x%02x", c);
     }
-    if (k + 5 >= sizeof tmp - 4 && name.n) k += (size_t)snprintf(tmp + k, sizeof tmp - k, "...");
+    if (i < name.n) k += (size_t)snprintf(tmp + k, sizeof tmp - k, "...");
     tmp[k] = 0;
-    ox_push(r, " \"%s\"", tmp);
+    ox_push(r, "%s%s%s", pre, tmp, post);
 }
+
+void ox_push_name(ox_rd *r, lg_onnx_str name) { ox_push_esc(r, " \"", name, "\""); }
 
 void ox_pop(ox_rd *r, size_t old) {
     r->plen = old;
@@ -216,6 +219,40 @@ lg_status ox_scan(ox_rd *r, const ox_msg *m, uint64_t off, uint64_t end, ox_scan
         s->cnt[f.num] += add;
         s->last[f.num] = f;
     }
+}
+
+/* The first occurrence of string field num, for the message path only: a lenient walk that
+   stops at the first malformed field (the checked passes report that one). */
+lg_onnx_str ox_peek(ox_rd *r, uint64_t off, uint64_t end, uint32_t num) {
+    lg_onnx_str out = {NULL, 0};
+    uint64_t p = off;
+    while (p < end) {
+        uint64_t v[2] = {0, 0};
+        for (int k = 0; k < 2; k++) {
+            unsigned sh = 0;
+            for (;;) {
+                if (p >= end || sh > 63) return out;
+                uint8_t b = r->buf[p++];
+                v[k] |= (uint64_t)(b & 0x7f) << sh;
+                sh += 7;
+                if (!(b & 0x80)) break;
+            }
+            uint32_t wt = (uint32_t)(v[0] & 7);
+            if (k == 0 && wt == 1) { if (end - p < 8) return out; p += 8; break; }
+            if (k == 0 && wt == 5) { if (end - p < 4) return out; p += 4; break; }
+            if (k == 0 && wt != 0 && wt != 2) return out;
+            if (k == 1 && wt == 2) {
+                if (v[1] > end - p || v[1] > UINT32_MAX) return out;
+                if ((v[0] >> 3) == num) {
+                    out.s = (const char *)r->buf + p;
+                    out.n = (uint32_t)v[1];
+                    return out;
+                }
+                p += v[1];
+            }
+        }
+    }
+    return out;
 }
 
 /* ------------------------------------------------------------------ strings */

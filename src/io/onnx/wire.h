@@ -79,6 +79,8 @@ LG_INTERNAL lg_status ox_nomem(ox_rd *r);
 LG_INTERNAL size_t ox_push(ox_rd *r, const char *fmt, ...) LGI_PRINTF(2, 3);
 /* Append ` "name"` (escaped, cut) to the path. */
 LG_INTERNAL void ox_push_name(ox_rd *r, lg_onnx_str name);
+/* Append pre, name (escaped, cut), post. */
+LG_INTERNAL void ox_push_esc(ox_rd *r, const char *pre, lg_onnx_str name, const char *post);
 LG_INTERNAL void ox_pop(ox_rd *r, size_t old);
 /* The nesting cap: ox_enter before reading a sub-message, ox_leave after. */
 LG_INTERNAL lg_status ox_enter(ox_rd *r);
@@ -93,6 +95,8 @@ LG_INTERNAL lg_status ox_scan(ox_rd *r, const ox_msg *m, uint64_t off, uint64_t 
 /* Decode a varint at *pos (< end); over-long (> 10 bytes) or overflowing ones are refused. */
 LG_INTERNAL lg_status ox_varint(ox_rd *r, uint64_t *pos, uint64_t end, uint64_t *v, const char *what);
 
+/* The first string field num of [off, end), leniently (for the message path). */
+LG_INTERNAL lg_onnx_str ox_peek(ox_rd *r, uint64_t off, uint64_t end, uint32_t num);
 /* A string field: a name (valid UTF-8, no NUL) or bytes (anything). */
 LG_INTERNAL lg_status ox_name(ox_rd *r, const ox_msg *m, const ox_field *f, lg_onnx_str *out);
 LG_INTERNAL lg_status ox_bytes(ox_rd *r, const ox_msg *m, const ox_field *f, lg_onnx_str *out);
