@@ -429,11 +429,14 @@ static pbw model_with_init(pbw *t) {
     return m;
 }
 
+/* The bytes of the last model read by rd_init: accepted models point into them, so they
+   live until the next rd_init (or rd_init_free). */
+static pbw rd_init_buf;
+static void rd_init_free(void) { free(rd_init_buf.b); rd_init_buf = (pbw){0}; }
 static lg_status rd_init(pbw *t, lg_onnx_model **m, lg_error *err) {
-    pbw w = model_with_init(t);
-    lg_status st = rd(&w, m, err);
-    free(w.b);
-    return st;
+    rd_init_free();
+    rd_init_buf = model_with_init(t);
+    return rd(&rd_init_buf, m, err);
 }
 
 LG_TEST(onnx_read_data_sizes_must_match_dims) {
@@ -494,6 +497,7 @@ LG_TEST(onnx_read_data_sizes_must_match_dims) {
     w_int(&t, 2, 1); w_msg(&t, 3, &seg);
     CHECK_EQ_INT(rd_init(&t, &m, &err), LG_ERR_UNSUPPORTED);
     CHECK(strstr(err.msg, "segment") != NULL);
+    rd_init_free();
 }
 
 LG_TEST(onnx_read_int32_data_narrowed_with_range_checks) {
@@ -542,6 +546,7 @@ LG_TEST(onnx_read_int32_data_narrowed_with_range_checks) {
         CHECK(d.n_strings == 2 && d.strings[1].n == 2 && d.strings[1].s[1] == 'x');
     }
     lg_onnx_model_free(m);
+    rd_init_free();
 }
 
 /* A one-node graph: Relu(inputs...) -> outputs, graph inputs gin, output gout. */
