@@ -102,7 +102,7 @@ static lg_status check_tensor(vctx *v, const lg_onnx_tensor *t) {
         return vbad(v, "tensor \"%s\": dims (%u) do not give its element count %llu", pn(t->name).s, t->n_dims,
                     (unsigned long long)t->count);
     if (t->data_type == LG_ONNX_STRING) {
-        if (t->n_strings != count && !(count == 0 && t->n_strings == 0))
+        if (t->n_strings != count)
             return vbad(v, "tensor \"%s\" has %u strings, dims need %llu", pn(t->name).s, t->n_strings,
                         (unsigned long long)count);
         return LG_OK;
