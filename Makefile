@@ -77,6 +77,21 @@ $(B)/fuzz/fuzz_tflite_read: fuzz/fuzz_tflite_read.c tests/tools/lg_harness.h $(F
 	$(Q)$(CLANG) $(BASEFLAGS) -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	    -o $@ fuzz/fuzz_tflite_read.c $(FUZZ_SRC) -lm
 
+# libFuzzer target for the ONNX reader: only the reader and the utilities it uses are linked.
+FUZZ_ONNX_SRC := $(filter src/io/onnx/% src/util/arena.c src/util/file.c src/util/status.c,$(LIB_SRC))
+$(B)/fuzz/fuzz_onnx_read: fuzz/fuzz_onnx_read.c tests/tools/onnx_harness.h tests/tools/lg_harness.h $(FUZZ_ONNX_SRC)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  FUZZ    $@")
+	$(Q)$(CLANG) $(BASEFLAGS) -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	    -o $@ fuzz/fuzz_onnx_read.c $(FUZZ_ONNX_SRC) -lm
+
+# Seeds for the ONNX target: a few conformance models (Debian libonnx-testdata) with
+# initializers, subgraphs (If, Loop, Scan) and typed data.
+ONNX_DATA ?= /usr/share/libonnx-testdata/data
+ONNX_SEEDS := pytorch-operator/test_operator_conv node/test_if node/test_loop11 node/test_scan9_sum \
+              node/test_layer_normalization_3d_axis_negative_1_epsilon_expanded node/test_constant \
+              node/test_cast_FLOAT_to_STRING node/test_gather_0 pytorch-converted/test_Conv2d
+
 deps:
 	@scripts/install-deps.sh
 
@@ -91,15 +106,18 @@ demo: deps all
 
 # The whole suite: unit tests (normal and sanitized), end-to-end tests on the real corpus
 # against flatc and LiteRT.js, the malformed-input sweep under ASan/UBSan, a bounded fuzz run.
-test: deps corpus all $(B)/test_unit $(B)/san/test_unit $(B)/san/litegpu $(B)/fuzz/fuzz_tflite_read
+test: deps corpus all $(B)/test_unit $(B)/san/test_unit $(B)/san/litegpu $(B)/fuzz/fuzz_tflite_read $(B)/fuzz/fuzz_onnx_read
 	@tests/run.sh
 
 unit: $(B)/test_unit
 	$(B)/test_unit
 
-fuzz: $(B)/fuzz/fuzz_tflite_read corpus
+fuzz: $(B)/fuzz/fuzz_tflite_read $(B)/fuzz/fuzz_onnx_read corpus
 	@mkdir -p $(B)/fuzz/corpus && cp -n $(B)/corpus/*.tflite examples/*.tflite $(B)/fuzz/corpus/ 2>/dev/null || true
 	$(B)/fuzz/fuzz_tflite_read -max_total_time=$${FUZZ_SECONDS:-300} -rss_limit_mb=2048 $(B)/fuzz/corpus
+	@mkdir -p $(B)/fuzz/onnx_corpus && for s in $(ONNX_SEEDS); do \
+	    cp -n $(ONNX_DATA)/$$s/model.onnx $(B)/fuzz/onnx_corpus/$$(echo $$s | tr / _).onnx 2>/dev/null; done; true
+	$(B)/fuzz/fuzz_onnx_read -max_total_time=$${FUZZ_SECONDS:-300} -rss_limit_mb=2048 $(B)/fuzz/onnx_corpus
 
 check-gen:
 	@test -f ../shared/reference/tflite-schema.fbs || { echo "FAIL missing ../shared/reference/tflite-schema.fbs (the generator reads the TFLite schema from there)"; echo "generated: 0 passed, 1 failed"; exit 1; }

@@ -5,6 +5,8 @@
 #   LG_SKIP_APT=1 scripts/install-deps.sh   # skip the apt part, only set up peers/node_modules
 #
 # apt: flatbuffers-compiler (flatc JSON dumps), clang, libclang-rt-14-dev (libFuzzer, sanitizers),
+#      libonnx-testdata (ONNX's conformance models, /usr/share/libonnx-testdata) and python3-onnx
+#      (the oracle of tests/e2e/test_onnx_read.sh, run with /usr/bin/python3),
 #      chromium if /usr/bin/chromium is missing (the WebGPU oracle, peers/verify/verify.js: about
 #      122 MB to download, 414 MB installed, ~20 s here),
 #      xxd if missing, nodejs/npm only if `node`/`npm` are not on PATH. `apt-get update` runs only
@@ -21,7 +23,9 @@ installed() { [[ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" == "install 
 
 if [[ "${LG_SKIP_APT:-0}" != 1 ]]; then
   missing=()
-  for p in flatbuffers-compiler clang libclang-rt-14-dev; do installed "$p" || missing+=("$p"); done
+  for p in flatbuffers-compiler clang libclang-rt-14-dev libonnx-testdata python3-onnx; do
+    installed "$p" || missing+=("$p")
+  done
   [[ -x /usr/bin/chromium ]] || missing+=(chromium)
   command -v xxd >/dev/null || missing+=(xxd)
   command -v node >/dev/null || missing+=(nodejs)
