@@ -5,13 +5,20 @@
 #   LG_SKIP_APT=1 scripts/install-deps.sh   # skip the apt part, only set up peers/node_modules
 #
 # apt: flatbuffers-compiler (flatc JSON dumps), clang, libclang-rt-14-dev (libFuzzer, sanitizers),
+#      libonnx-testdata (ONNX's own backend conformance suite, /usr/share/libonnx-testdata/data/, for
+#      the ONNX importer's tests; about 21 MB installed),
 #      chromium if /usr/bin/chromium is missing (the WebGPU oracle, peers/verify/verify.js: about
 #      122 MB to download, 414 MB installed, ~20 s here),
 #      xxd if missing, nodejs/npm only if `node`/`npm` are not on PATH. `apt-get update` runs only
 #      when something is missing.
 # npm: `npm ci` in peers/ when a dependency pinned in peers/package.json (@litertjs/core, the
-#      LiteRT.js peer runtime; playwright-core, which drives Chromium) is missing there or at
-#      another version.
+#      LiteRT.js peer runtime; playwright-core, which drives Chromium; onnxruntime-node, the ONNX
+#      oracle run by peers/ort_run.js, whose GPU-library download peers/.npmrc skips) is missing
+#      there or at another version.
+# Not installed: python3-torch, python3-torchvision, python3-onnx (about 800 MB, ~2 min). Only
+#      tests/fixtures/onnx/gen.py needs them, to regenerate the committed ONNX fixtures; the tests
+#      read the committed files. To regenerate: apt-get install python3-torch python3-torchvision
+#      python3-onnx, then /usr/bin/python3 tests/fixtures/onnx/gen.py.
 # When everything is present it prints nothing and takes well under a second.
 set -euo pipefail
 
@@ -21,7 +28,7 @@ installed() { [[ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" == "install 
 
 if [[ "${LG_SKIP_APT:-0}" != 1 ]]; then
   missing=()
-  for p in flatbuffers-compiler clang libclang-rt-14-dev; do installed "$p" || missing+=("$p"); done
+  for p in flatbuffers-compiler clang libclang-rt-14-dev libonnx-testdata; do installed "$p" || missing+=("$p"); done
   [[ -x /usr/bin/chromium ]] || missing+=(chromium)
   command -v xxd >/dev/null || missing+=(xxd)
   command -v node >/dev/null || missing+=(nodejs)
