@@ -5,15 +5,22 @@
 #   LG_SKIP_APT=1 scripts/install-deps.sh   # skip the apt part, only set up peers/node_modules
 #
 # apt: flatbuffers-compiler (flatc JSON dumps), clang, libclang-rt-14-dev (libFuzzer, sanitizers),
-#      libonnx-testdata (ONNX's conformance models, /usr/share/libonnx-testdata) and python3-onnx
-#      (the oracle of tests/e2e/test_onnx_read.sh, run with /usr/bin/python3),
+#      libonnx-testdata (ONNX's own backend conformance suite, /usr/share/libonnx-testdata/data/,
+#      for the reader's and the importer's tests; about 21 MB installed) and python3-onnx (the
+#      independent parser tests/e2e/test_onnx_read.sh compares the reader with, run with
+#      /usr/bin/python3),
 #      chromium if /usr/bin/chromium is missing (the WebGPU oracle, peers/verify/verify.js: about
 #      122 MB to download, 414 MB installed, ~20 s here),
 #      xxd if missing, nodejs/npm only if `node`/`npm` are not on PATH. `apt-get update` runs only
 #      when something is missing.
 # npm: `npm ci` in peers/ when a dependency pinned in peers/package.json (@litertjs/core, the
-#      LiteRT.js peer runtime; playwright-core, which drives Chromium) is missing there or at
-#      another version.
+#      LiteRT.js peer runtime; playwright-core, which drives Chromium; onnxruntime-node, the ONNX
+#      oracle run by peers/ort_run.js, whose GPU-library download peers/.npmrc skips) is missing
+#      there or at another version.
+# Not installed: python3-torch, python3-torchvision (about 800 MB, ~2 min). Only
+#      tests/fixtures/onnx/gen.py needs them, to regenerate the committed ONNX fixtures; the tests
+#      read the committed files. To regenerate: apt-get install python3-torch python3-torchvision
+#      python3-onnx, then /usr/bin/python3 tests/fixtures/onnx/gen.py.
 # When everything is present it prints nothing and takes well under a second.
 set -euo pipefail
 
