@@ -19,6 +19,7 @@
  *    transpose is left at all). SUM/MEAN/PROD only when p keeps the order of the reduced
  *    dims, so every output folds its inputs in the same order (reduce.cc and k_reduce.c fold
  *    in increasing input index order);
+ *  - PAD, PADV2, MIRROR_PAD: the paddings of dim i go to dim p[i];
  *  - RESHAPE, when p moves only 1-sized dims (T_p(a) has a's memory order): the RESHAPE
  *    reads a, nothing is put on its output.
  *
@@ -34,7 +35,7 @@
  * cannot reach its inverse stays where it is, and every move either lowers the count or
  * moves a transpose strictly down the graph (the pass terminates).
  *
- * Exactness: elementwise ops, CONCATENATION, RESHAPE, MAX/MIN/ANY/ALL and SUM/PROD compute
+ * Exactness: elementwise ops, CONCATENATION, the pads, RESHAPE, MAX/MIN/ANY/ALL and SUM/PROD compute
  * the same values bit for bit (the same operations on the same operands, in the same order).
  * MEAN differs only in its final scaling: litegpu's kernel (like XNNPACK, see k_reduce.c)
  * multiplies by 1/count when the innermost dim is kept and divides by count otherwise, so a
@@ -143,8 +144,8 @@ static bool only_used_by(const lg_pass_ctx *c, const lg_graph *g, int32_t t, uin
 
 /* ------------------------------------------------------------------ one move */
 
-enum { IN_SRC, IN_VIRT, IN_KEEP, IN_CONST, IN_INSERT, IN_AXES };
-enum { MV_EW, MV_CONCAT, MV_REDUCE, MV_RESHAPE };
+enum { IN_SRC, IN_VIRT, IN_KEEP, IN_CONST, IN_INSERT, IN_AXES, IN_PADS };
+enum { MV_EW, MV_CONCAT, MV_REDUCE, MV_RESHAPE, MV_PAD };
 
 typedef struct move {
     uint32_t x;                  /* the op the transposes move below */
@@ -165,6 +166,7 @@ typedef struct move {
     int32_t axis;                /* CONCAT: the new axis */
     int32_t axes[LG_MAX_RANK];   /* REDUCE: the new axes */
     uint32_t n_axes;
+    int64_t pads[2 * LG_MAX_RANK]; /* PAD: the new paddings ([r,2], row p[i] = row i) */
     int32_t yshape[LG_MAX_RANK]; /* X' output shape */
     uint32_t yrank;
     int delta;                   /* change in the number of TRANSPOSE ops */
@@ -209,7 +211,8 @@ static bool classify_inputs(const lg_pass_ctx *c, const lg_graph *g, const lg_op
             any = true;
             continue;
         }
-        if (mv->kind == MV_REDUCE || mv->kind == MV_RESHAPE || tt->rank > r) return false;
+        if (mv->kind == MV_REDUCE || mv->kind == MV_RESHAPE || mv->kind == MV_PAD || tt->rank > r)
+            return false;
         if (lg_tensor_numel(tt) == 1) {
             mv->in[s] = IN_KEEP; /* one element: the same under any permutation */
         } else if (lg_tensor_is_const(c->m, c->sg, t)) {
@@ -294,6 +297,24 @@ static bool concat_rule(const lg_pass_ctx *c, move *mv) {
     return true;
 }
 
+/* PAD/PADV2/MIRROR_PAD: the paddings of dim i go to dim p[i] (the pad value, the mode stay). */
+static bool pad_rule(const lg_pass_ctx *c, move *mv) {
+    const lg_op *op = lgp_op(c, mv->x);
+    int64_t v[2 * LG_MAX_RANK];
+    uint32_t n = 0, r = mv->p.n;
+    if (op->n_inputs < 2 || !lgp_const_ints(c, op->inputs[1], v, 2 * LG_MAX_RANK, &n) || n != 2 * r)
+        return false;
+    int8_t type = lgp_tensor(c, op->inputs[1])->type;
+    for (uint32_t k = 0; k < n; k++)
+        if (type == LG_INT32 && (v[k] < INT32_MIN || v[k] > INT32_MAX)) return false;
+    for (uint32_t i = 0; i < r; i++) {
+        mv->pads[2 * mv->p.v[i]] = v[2 * i];
+        mv->pads[2 * mv->p.v[i] + 1] = v[2 * i + 1];
+    }
+    mv->in[1] = IN_PADS;
+    return true;
+}
+
 /* The transposed input moves only 1-sized dims: T_p(a) is a in memory. */
 static bool reshape_rule(const lg_pass_ctx *c, move *mv) {
     const lg_op *op = lgp_op(c, mv->x);
@@ -331,14 +352,17 @@ static bool eval(const lg_pass_ctx *c, const lg_graph *g, uint32_t x, const perm
     if (code == LG_OP_CONCATENATION) mv->kind = MV_CONCAT;
     else if (is_reduce(code)) mv->kind = MV_REDUCE;
     else if (code == LG_OP_RESHAPE) mv->kind = MV_RESHAPE;
+    else if (code == LG_OP_PAD || code == LG_OP_PADV2 || code == LG_OP_MIRROR_PAD) mv->kind = MV_PAD;
     else if (e->flags & LG_OPF_ELEMENTWISE) mv->kind = MV_EW;
     else return false;
-    uint32_t n_data = mv->kind == MV_REDUCE || mv->kind == MV_RESHAPE ? 1 : op->n_inputs;
+    uint32_t n_data = mv->kind == MV_EW || mv->kind == MV_CONCAT ? op->n_inputs : 1;
     for (uint32_t s = n_data; s < op->n_inputs; s++)
         mv->in[s] = mv->kind == MV_REDUCE ? IN_AXES : IN_KEEP;
     if (!classify_inputs(c, g, e, vt, n_data, mv)) return false;
-    if (mv->kind == MV_EW || mv->kind == MV_CONCAT) {
-        if (ty->rank != r || (mv->kind == MV_CONCAT && !concat_rule(c, mv))) return false;
+    if (mv->kind == MV_EW || mv->kind == MV_CONCAT || mv->kind == MV_PAD) {
+        if (ty->rank != r || (mv->kind == MV_CONCAT && !concat_rule(c, mv)) ||
+            (mv->kind == MV_PAD && !pad_rule(c, mv)))
+            return false;
         mv->po = *p;
         mv->yrank = r;
         for (uint32_t i = 0; i < r; i++) mv->yshape[p->v[i]] = ty->shape[i];
@@ -527,6 +551,17 @@ static lg_status new_inputs(lg_pass_ctx *c, const move *mv, int32_t version, int
             int32_t shape[1] = {(int32_t)mv->n_axes};
             LG_TRY(lg_subgraph_add_const(c->m, c->sg, name, LG_INT32, shape, 1, mv->axes,
                                          mv->n_axes * 4u, &in[s], c->err));
+            break;
+        }
+        case IN_PADS: {
+            char name[200];
+            name_of(c, in[s], "sunk", name, sizeof name);
+            int32_t shape[2] = {(int32_t)mv->p.n, 2}, p32[2 * LG_MAX_RANK];
+            bool wide = lgp_tensor(c, in[s])->type == LG_INT64;
+            for (uint32_t k = 0; k < 2 * mv->p.n; k++) p32[k] = (int32_t)mv->pads[k];
+            LG_TRY(lg_subgraph_add_const(c->m, c->sg, name, wide ? LG_INT64 : LG_INT32, shape, 2,
+                                         wide ? (const void *)mv->pads : (const void *)p32,
+                                         2 * mv->p.n * (wide ? 8u : 4u), &in[s], c->err));
             break;
         }
         default: break;

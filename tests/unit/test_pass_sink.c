@@ -222,6 +222,59 @@ LG_TEST(sink_conv_chain_with_residual) {
     DONE(m, o, rep);
 }
 
+/* A classifier as the ONNX importer lowers it: x[1,2,4,4] NCHW -> T -> CONV -> T -> RELU -> T
+   -> MAX_POOL 2x2 -> T -> ADD(bias [2,1,1]) -> MEAN(H,W, keep_dims) -> RESHAPE [1,2] ->
+   FULLY_CONNECTED -> [1,2]. Four transposes; only the input's stays (the output is not an
+   image). */
+LG_TEST(sink_classifier_head) {
+    lg_builder b;
+    lg_model *m = new_model(&b);
+    int x = lg_b_tensor(&b, "x", LG_FLOAT32, LG_DIMS(1, 2, 4, 4));
+    int t0 = lg_b_tensor(&b, "t0", LG_FLOAT32, LG_DIMS(1, 4, 4, 2));
+    int c1 = lg_b_tensor(&b, "c1", LG_FLOAT32, LG_DIMS(1, 4, 4, 2));
+    int h1 = lg_b_tensor(&b, "h1", LG_FLOAT32, LG_DIMS(1, 2, 4, 4));
+    int r1 = lg_b_tensor(&b, "r1", LG_FLOAT32, LG_DIMS(1, 2, 4, 4));
+    int t1 = lg_b_tensor(&b, "t1", LG_FLOAT32, LG_DIMS(1, 4, 4, 2));
+    int mp = lg_b_tensor(&b, "mp", LG_FLOAT32, LG_DIMS(1, 2, 2, 2));
+    int h2 = lg_b_tensor(&b, "h2", LG_FLOAT32, LG_DIMS(1, 2, 2, 2));
+    int a2 = lg_b_tensor(&b, "a2", LG_FLOAT32, LG_DIMS(1, 2, 2, 2));
+    int gap = lg_b_tensor(&b, "gap", LG_FLOAT32, LG_DIMS(1, 2, 1, 1));
+    int flat = lg_b_tensor(&b, "flat", LG_FLOAT32, LG_DIMS(1, 2));
+    int out = lg_b_tensor(&b, "out", LG_FLOAT32, LG_DIMS(1, 2));
+    int bias = lg_b_const_f32(&b, "bias", LG_DIMS(2, 1, 1), (const float[]){0.5f, -0.25f});
+    int sh = lg_b_const_i32(&b, "shape", LG_DIMS(2), (const int32_t[]){1, 2});
+    int fw = lg_b_const_f32(&b, "fc_w", LG_DIMS(2, 2), (const float[]){1, 2, 3, 4});
+    tr(&b, x, TO_NHWC, t0);
+    conv1x1(&b, t0, c1, "conv1");
+    tr(&b, c1, TO_NCHW, h1);
+    lg_b_op(&b, LG_OP_RELU, LG_IDS(h1), LG_IDS(r1));
+    tr(&b, r1, TO_NHWC, t1);
+    lg_pool2d_options po;
+    lg_opts_init(LG_OPTS_POOL2D_OPTIONS, &po, sizeof po);
+    po.padding = LG_PADDING_VALID;
+    po.stride_w = po.stride_h = po.filter_width = po.filter_height = 2;
+    lg_b_op_opts(&b, LG_OP_MAX_POOL_2D, LG_IDS(t1), LG_IDS(mp), LG_OPTS_POOL2D_OPTIONS, &po);
+    tr(&b, mp, TO_NCHW, h2);
+    add(&b, h2, bias, a2);
+    reduce(&b, LG_OP_MEAN, a2, (const int32_t[]){2, 3}, 2, true, gap);
+    lg_reshape_options rs;
+    lg_opts_init(LG_OPTS_RESHAPE_OPTIONS, &rs, sizeof rs);
+    lg_b_op_opts(&b, LG_OP_RESHAPE, LG_IDS(gap, sh), LG_IDS(flat), LG_OPTS_RESHAPE_OPTIONS, &rs);
+    lg_fully_connected_options fo;
+    lg_opts_init(LG_OPTS_FULLY_CONNECTED_OPTIONS, &fo, sizeof fo);
+    lg_b_op_opts(&b, LG_OP_FULLY_CONNECTED, LG_IDS(flat, fw, -1), LG_IDS(out),
+                 LG_OPTS_FULLY_CONNECTED_OPTIONS, &fo);
+    lg_b_io(&b, LG_IDS(x), LG_IDS(out));
+    CHECK_EQ_INT(b.status, LG_OK);
+    CHECK_EQ_INT(n_code(m, LG_OP_TRANSPOSE), 4);
+    OPTIMIZED(m, o, rep);
+    CHECK_EQ_INT(n_code(o, LG_OP_TRANSPOSE), 1);
+    CHECK_EQ_INT(o->subgraphs[0].n_ops, 8); /* T, CONV, RELU, MAX_POOL, ADD, MEAN, RESHAPE, FC */
+    CHECK_EQ_INT(code_of(o, 0), LG_OP_TRANSPOSE);
+    CHECK(o->subgraphs[0].ops[0].inputs[0] == o->subgraphs[0].inputs[0]);
+    DONE(m, o, rep);
+}
+
 /* x[1,2,2,3] NHWC -> T -> [1,3,2,2] -> MUL(k1[3,1,1]) -> ADD(k2[3,1,2]) -> T -> out: the
    constants are brought to NHWC: k1 -> [3] {2,3,5}; k2[c][0][w] = 10c + w, i.e.
    {0,1,10,11,20,21}, -> [1,1,2,3] with [0][0][w][c] = 10c + w, leading 1s dropped (ADD
@@ -320,6 +373,32 @@ LG_TEST(sink_concat_channel_axis) {
     CHECK(op->inputs[0] == o->subgraphs[0].inputs[0] && op->inputs[1] == o->subgraphs[0].inputs[1]);
     CHECK(shape_is(op_in(o, 0, 2), LG_DIMS(1, 2, 2, 1)));
     CHECK(floats_are(o, op_in(o, 0, 2), (const float[]){1, 2, 3, 4}, 4));
+    CHECK(writes_output(o, 0, "out"));
+    DONE(m, o, rep);
+}
+
+/* PAD of NCHW with paddings [[0,0],[0,0],[1,0],[0,2]] (H: 1 before, W: 2 after): the rows go
+   to NHWC's dims p[i]: [[0,0],[1,0],[0,2],[0,0]]. */
+LG_TEST(sink_pad_paddings_remapped) {
+    lg_builder b;
+    lg_model *m = new_model(&b);
+    int x = lg_b_tensor(&b, "x", LG_FLOAT32, LG_DIMS(1, 2, 2, 3));
+    int t = lg_b_tensor(&b, "t", LG_FLOAT32, LG_DIMS(1, 3, 2, 2));
+    int pd = lg_b_const_i32(&b, "pads", LG_DIMS(4, 2), (const int32_t[]){0, 0, 0, 0, 1, 0, 0, 2});
+    int pt = lg_b_tensor(&b, "padded", LG_FLOAT32, LG_DIMS(1, 3, 3, 4));
+    int out = lg_b_tensor(&b, "out", LG_FLOAT32, LG_DIMS(1, 3, 4, 3));
+    tr(&b, x, TO_NCHW, t);
+    lg_pad_options po;
+    lg_opts_init(LG_OPTS_PAD_OPTIONS, &po, sizeof po);
+    lg_b_op_opts(&b, LG_OP_PAD, LG_IDS(t, pd), LG_IDS(pt), LG_OPTS_PAD_OPTIONS, &po);
+    tr(&b, pt, TO_NHWC, out);
+    lg_b_io(&b, LG_IDS(x), LG_IDS(out));
+    CHECK_EQ_INT(b.status, LG_OK);
+    OPTIMIZED(m, o, rep);
+    CHECK_EQ_INT(o->subgraphs[0].n_ops, 1);
+    CHECK_EQ_INT(code_of(o, 0), LG_OP_PAD);
+    CHECK(o->subgraphs[0].ops[0].inputs[0] == o->subgraphs[0].inputs[0]);
+    CHECK(ints_are(o, op_in(o, 0, 1), LG_DIMS(0, 0, 1, 0, 0, 2, 0, 0)));
     CHECK(writes_output(o, 0, "out"));
     DONE(m, o, rep);
 }
