@@ -248,6 +248,6 @@ lg_status lg_optimize(const lg_model *m, const lg_pass_run_options *opt, lg_mode
         o.n_random = 2;
     }
     const lg_pass *pipeline[] = {&lgp_fold_constants, &lgp_remove_identities, &lgp_merge_reshapes,
-                                 &lgp_cancel_transposes, &lgp_remove_dead};
+                                 &lgp_cancel_transposes, &lgp_remove_dead, &lgp_sink_transposes};
     return lg_passes_run(m, pipeline, sizeof pipeline / sizeof pipeline[0], 8, &o, out, rep, err);
 }
