@@ -103,7 +103,7 @@ lg_status lg_passes_run(const lg_model *m, const lg_pass *const *passes, uint32_
                         lg_pass_report **rep, lg_error *err);
 
 /* The `convert --optimize` pipeline: fold-constants, remove-identities, merge-reshapes,
-   cancel-transposes, remove-dead, to a fixpoint. opt may be NULL (defaults, parity proved). */
+   cancel-transposes, remove-dead, sink-transposes, to a fixpoint. opt may be NULL (defaults, parity proved). */
 lg_status lg_optimize(const lg_model *m, const lg_pass_run_options *opt, lg_model **out,
                       lg_pass_report **rep, lg_error *err);
 

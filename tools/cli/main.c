@@ -24,9 +24,9 @@ static const cli_verb verbs[] = {
      "[--external-buffers] [--json]",
      "Prints one line: wrote OUT (N bytes, sha256 ...). With --optimize, first one line per\n"
      "pass of the pipeline (fold-constants, remove-identities, merge-reshapes,\n"
-     "cancel-transposes, remove-dead): what it changed and its fp32 parity against the input\n"
-     "model (max error relative to each output's magnitude, on a pattern input and 2 random\n"
-     "ones). Every pass is exact; fp16 weights (FLOAT16 + DEQUANTIZE) are never widened.\n"
+     "cancel-transposes, remove-dead, sink-transposes): what it changed and its fp32 parity\n"
+     "against the input model (max error relative to each output's magnitude, on a pattern\n"
+     "input and 2 random ones). Every pass is exact; fp16 weights (FLOAT16 + DEQUANTIZE) are never widened.\n"
      "\n"
      "arguments:\n"
      "  IN.tflite               the model to read (format detected from its content)\n"
