@@ -49,6 +49,24 @@ void cli_verb_help(const cli_verb *v, FILE *f);
    backslashes, otherwise quoted and escaped (so the line stays one line). */
 void cli_write_path(FILE *f, const char *path);
 
+/* ---- ONNX import for convert (tools/cli/convert_onnx.c) */
+typedef struct lg_import_report lg_import_report;
+typedef struct json_w json_w;
+typedef struct cli_onnx_options {
+    const char *const *shapes; int n_shapes;   /* --input-shape NAME=d0,d1,... */
+    bool nhwc_io;
+    bool weights_fp16;
+    bool report;                               /* print every node's lowering */
+    bool json;                                 /* the report as JSON (before convert's own) */
+} cli_onnx_options;
+/* Read and import an ONNX file into *m; *rep (lg_import_report_free) says how each node was
+   lowered. CLI_OK, or CLI_ERROR with one line printed (an unsupported node: its name, op
+   type, domain and opset; with o->report the whole report first). */
+int cli_onnx_import(const char *path, const cli_onnx_options *o, lg_model **m,
+                    lg_import_report **rep);
+void cli_onnx_report_text(const lg_import_report *r);
+void cli_onnx_report_json(json_w *j, const lg_import_report *r); /* an "import" key */
+
 /* ---- options: a verb lists its flags; everything else that does not start with '-' is
    positional. "--" ends the options. --help / -h prints the verb's help. */
 typedef struct cli_flag {
@@ -78,6 +96,10 @@ typedef struct cli_file {
     size_t size;
     void *map;            /* mmap address */
 } cli_file;
+
+/* The format of a model file from its first bytes: CLI_FORMAT_TFLITE or CLI_FORMAT_ONNX, or
+   -1 with one error line printed (unreadable, empty, unknown). */
+int cli_model_format(const char *path);
 
 /* Open and map path. Returns 0, or prints one error line and returns CLI_ERROR. */
 int cli_file_open(const char *path, cli_file *f);

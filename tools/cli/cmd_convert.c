@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "json.h"
+#include "lg/import.h"
 #include "lg/passes.h"
 #include "lg/util.h"
 
@@ -119,7 +120,8 @@ static void text_optimize(const lg_pass_report *r) {
 }
 
 static int print_result(bool as_json, const char *in, const char *out, size_t size,
-                        const char *hex, const lg_pass_report *opt) {
+                        const char *hex, const lg_pass_report *opt, const lg_import_report *irep,
+                        bool report) {
     if (as_json) {
         json_w j;
         json_init(&j, stdout);
@@ -130,10 +132,12 @@ static int print_result(bool as_json, const char *in, const char *out, size_t si
         json_key_str(&j, "output", out);
         json_key_uint(&j, "size", size);
         json_key_str(&j, "sha256", hex);
+        if (irep) cli_onnx_report_json(&j, irep);
         if (opt) json_optimize(&j, opt);
         json_obj_close(&j);
         return json_finish(&j);
     }
+    if (irep && report) cli_onnx_report_text(irep);
     if (opt) text_optimize(opt);
     fputs("wrote ", stdout);
     cli_write_path(stdout, out);
@@ -143,8 +147,15 @@ static int print_result(bool as_json, const char *in, const char *out, size_t si
 
 int cmd_convert(const cli_verb *v, int argc, char **argv) {
     bool as_json = false, force = false, external = false, optimize = false, no_prove = false;
-    const char *out = NULL;
+    bool nhwc_io = false, report = false;
+    const char *out = NULL, *weights = NULL;
+    const char *shapes[64];
+    int n_shapes = 0;
     const cli_flag flags[] = {
+        {"--input-shape", NULL, NULL, NULL, shapes, &n_shapes, 64},
+        {"--nhwc-io", NULL, &nhwc_io, NULL, NULL, NULL, 0},
+        {"--weights", NULL, NULL, &weights, NULL, NULL, 0},
+        {"--report", NULL, &report, NULL, NULL, NULL, 0},
         {"--output", "-o", NULL, &out, NULL, NULL, 0},
         {"--force", NULL, &force, NULL, NULL, NULL, 0},
         {"--external-buffers", NULL, &external, NULL, NULL, NULL, 0},
@@ -162,18 +173,33 @@ int cmd_convert(const cli_verb *v, int argc, char **argv) {
     if (no_prove && !optimize) return cli_usage_error(v, "--no-prove goes with --optimize");
     const char *in = pos[0];
 
-    /* Input format from the content; ONNX and unknown formats are refused here. */
-    if (cli_model_check_format(in) != 0) return CLI_ERROR;
+    /* Input format from the content: .tflite, or ONNX (imported, src/import/) */
+    int fmt = cli_model_format(in);
+    if (fmt < 0) return CLI_ERROR;
+    bool onnx = fmt == CLI_FORMAT_ONNX;
+    if (!onnx && (n_shapes || nhwc_io || weights || report))
+        return cli_usage_error(v, "--input-shape, --nhwc-io, --weights and --report are for ONNX input");
+    if (weights && strcmp(weights, "fp16") != 0 && strcmp(weights, "fp32") != 0)
+        return cli_usage_error(v, "--weights takes fp32 or fp16");
     if (same_file(in, out)) return cli_error("%s: refusing to write over the input file", out);
     /* the one output rule (a regular file, replaced only with --force; never a link, device,
        FIFO or folder), checked before the work so a refused output fails fast */
     if (cli_output_check(out, force)) return CLI_ERROR;
 
     lg_model *m = NULL;
+    lg_import_report *irep = NULL;
     lg_error err;
-    if (lg_tflite_read_file(in, NULL, &m, &err) != LG_OK) return cli_lib_error(in, &err);
+    if (onnx) {
+        cli_onnx_options oo = {shapes, n_shapes, nhwc_io, weights && strcmp(weights, "fp16") == 0,
+                               report, as_json};
+        int irc = cli_onnx_import(in, &oo, &m, &irep);
+        if (irc != CLI_OK) return irc;
+    } else if (lg_tflite_read_file(in, NULL, &m, &err) != LG_OK) {
+        return cli_lib_error(in, &err);
+    }
     if (lg_model_validate(m, &err) != LG_OK) {
         lg_model_free(m);
+        lg_import_report_free(irep);
         return cli_lib_error(in, &err);
     }
     lg_pass_report *rep = NULL;
@@ -185,27 +211,38 @@ int cmd_convert(const cli_verb *v, int argc, char **argv) {
         lg_model *opt_m = NULL;
         lg_status ost = lg_optimize(m, &po, &opt_m, &rep, &err);
         lg_model_free(m);
-        if (ost != LG_OK) return cli_lib_error(in, &err);
+        if (ost != LG_OK) {
+            lg_import_report_free(irep);
+            return cli_lib_error(in, &err);
+        }
         m = opt_m;
     }
     lg_write_options wo = {.external_buffers = external, .force = force};
     lg_status st = lg_tflite_write_file(m, out, &wo, &err);
     lg_model_free(m);
-    if (st != LG_OK) lg_pass_report_free(rep);
+    if (st != LG_OK) {
+        lg_pass_report_free(rep);
+        lg_import_report_free(irep);
+    }
     if (st == LG_ERR_EXISTS) return cli_error("%s: output exists (use --force to replace it)", out);
     if (st != LG_OK) return cli_lib_error(out, &err);
 
     /* Report what is on disk now. */
     cli_file f;
-    if (cli_file_open(out, &f) != 0) return CLI_ERROR;
+    if (cli_file_open(out, &f) != 0) {
+        lg_pass_report_free(rep);
+        lg_import_report_free(irep);
+        return CLI_ERROR;
+    }
     uint8_t digest[32];
     char hex[65];
     lg_sha256(f.data, f.size, digest);
     lg_hex(digest, sizeof digest, hex);
     size_t size = f.size;
     cli_file_close(&f);
-    int prc = print_result(as_json, in, out, size, hex, rep);
+    int prc = print_result(as_json, in, out, size, hex, rep, irep, report);
     lg_pass_report_free(rep);
+    lg_import_report_free(irep);
     if (prc != 0) return cli_error("writing the output failed");
     return CLI_OK;
 }

@@ -158,7 +158,7 @@ cli_format cli_format_detect(const uint8_t *p, size_t n) {
 
 static int format_error(const char *path, cli_format fmt) {
     if (fmt == CLI_FORMAT_ONNX)
-        return cli_error("%s: ONNX models are not supported yet (litegpu reads .tflite)", path);
+        return cli_error("%s: an ONNX model: convert it first (litegpu convert %s -o model.tflite)", path, path);
     return cli_error("%s: unknown model format (not a TFLite flatbuffer: no \"TFL3\" identifier)",
                      path);
 }
@@ -216,11 +216,14 @@ int cli_model_load(const char *path, cli_file *f, lg_model **m) {
     return 0;
 }
 
-int cli_model_check_format(const char *path) {
+int cli_model_format(const char *path) {
     int fd;
     uint64_t size;
     lg_error err;
-    if (lg_input_open(path, &fd, &size, &err) != LG_OK) return cli_error("%s", err.msg);
+    if (lg_input_open(path, &fd, &size, &err) != LG_OK) {
+        cli_error("%s", err.msg);
+        return -1;
+    }
     uint8_t head[16];
     size_t n = 0;
     while (n < sizeof head) {
@@ -229,15 +232,29 @@ int cli_model_check_format(const char *path) {
         if (r < 0) {
             int e = errno;
             close(fd);
-            return cli_error("%s: cannot read: %s", path, strerror(e));
+            cli_error("%s: cannot read: %s", path, strerror(e));
+            return -1;
         }
         if (r == 0) break;
         n += (size_t)r;
     }
     close(fd);
-    if (n == 0) return cli_error("%s: file is empty", path);
+    if (n == 0) {
+        cli_error("%s: file is empty", path);
+        return -1;
+    }
     cli_format fmt = cli_format_detect(head, n);
-    return fmt == CLI_FORMAT_TFLITE ? 0 : format_error(path, fmt);
+    if (fmt == CLI_FORMAT_UNKNOWN) {
+        format_error(path, fmt);
+        return -1;
+    }
+    return (int)fmt;
+}
+
+int cli_model_check_format(const char *path) {
+    int fmt = cli_model_format(path);
+    if (fmt < 0) return CLI_ERROR;
+    return fmt == CLI_FORMAT_TFLITE ? 0 : format_error(path, (cli_format)fmt);
 }
 
 /* ---------------------------------------------------------------- outputs */

@@ -19,19 +19,28 @@ static const cli_verb verbs[] = {
      "  -h, --help    show this help\n"
      "Dynamic dimensions (-1 in shape_signature) print as ? in text and -1 in JSON.\n"},
     {"convert", cmd_convert,
-     "Read a model, validate it and write it as .tflite (atomically).",
-     "litegpu convert IN.tflite -o OUT.tflite [--optimize [--no-prove]] [--force] "
-     "[--external-buffers] [--json]",
+     "Read a model (.tflite or ONNX), validate it and write it as .tflite (atomically).",
+     "litegpu convert IN.tflite|IN.onnx -o OUT.tflite [--input-shape NAME=D0,D1,...]... [--nhwc-io] "
+     "[--weights fp32|fp16] [--report] [--optimize [--no-prove]] [--force] [--external-buffers] [--json]",
      "Prints one line: wrote OUT (N bytes, sha256 ...). With --optimize, first one line per\n"
      "pass of the pipeline (fold-constants, remove-identities, merge-reshapes,\n"
      "cancel-transposes, remove-dead, sink-transposes): what it changed and its fp32 parity\n"
      "against the input model (max error relative to each output's magnitude, on a pattern\n"
      "input and 2 random ones). Every pass is exact; fp16 weights (FLOAT16 + DEQUANTIZE) are never widened.\n"
      "\n"
+     "An ONNX model is imported: the .tflite keeps its inputs and outputs (order, names, NCHW\n"
+     "shapes, dtypes); inside, every NHWC-only TFLite op is wrapped in explicit transposes that\n"
+     "the exact passes then cancel. A node litegpu cannot lower exactly is exit 2 with one line\n"
+     "naming it; --report lists every node's lowering and every unsupported node at once.\n"
+     "\n"
      "arguments:\n"
-     "  IN.tflite               the model to read (format detected from its content)\n"
+     "  IN                      the model to read (format detected from its content)\n"
      "options:\n"
      "  -o, --output OUT        the file to write (required; never the input file)\n"
+     "  --input-shape NAME=D0,D1,...  ONNX: fix a graph input's dynamic dimensions (repeatable)\n"
+     "  --nhwc-io               ONNX: rank-4 float inputs and outputs in NHWC instead of NCHW\n"
+     "  --weights fp32|fp16     ONNX: store float weights as FLOAT16 + DEQUANTIZE (default fp32)\n"
+     "  --report                ONNX: print every node's lowering (with --json: an \"import\" object)\n"
      "  --optimize              rewrite the graph with the exact passes above\n"
      "  --no-prove              with --optimize: skip the parity runs\n"
      "  --force                 replace OUT if it exists\n"
