@@ -45,8 +45,16 @@ typedef struct lg_import_shape {
     uint32_t rank;
 } lg_import_shape;
 
+/* A graph input frozen to a constant value (e.g. Resize scales or a Reshape shape that the
+   model takes as an input): it is no longer an input of the .tflite. */
+typedef struct lg_import_const {
+    const char *name;
+    const lg_onnx_tensor *value;
+} lg_import_const;
+
 typedef struct lg_import_options {
     const lg_import_shape *input_shapes; uint32_t n_input_shapes;
+    const lg_import_const *const_inputs; uint32_t n_const_inputs;
     bool nhwc_io;              /* rank-4 float inputs/outputs in NHWC (default: as in ONNX) */
     bool weights_fp16;         /* float weights stored FLOAT16 + DEQUANTIZE */
     const char *sha256_hex;    /* digest of the ONNX bytes, recorded in the metadata (or NULL) */

@@ -190,6 +190,21 @@ static lg_status add_inputs(li_ctx *c, int32_t *ins, uint32_t *n_ins) {
     for (uint32_t i = 0; i < g->n_inputs; i++) {
         const lg_onnx_value_info *vi = &g->inputs[i];
         if (is_initializer(g, vi->name)) continue;
+        const lg_onnx_tensor *frozen = NULL;
+        for (uint32_t k = 0; c->opt && k < c->opt->n_const_inputs; k++)
+            if (c->opt->const_inputs[k].name && lg_onnx_str_eq(vi->name, c->opt->const_inputs[k].name))
+                frozen = c->opt->const_inputs[k].value;
+        if (frozen) {
+            int32_t t = -1, ot = 0;
+            if (frozen->data_type != vi->type.elem_type)
+                return c->st = lgi_fail(c->err, LG_ERR_INVALID_ARG, "input \"%.*s\": the value given is %s, the input %s",
+                                        LG_ONNX_STR(vi->name), lg_onnx_dtype_name(frozen->data_type),
+                                        lg_onnx_dtype_name(vi->type.elem_type));
+            LG_TRY(li_tensor_const(c, frozen, &t, &ot));
+            LG_TRY(li_bind(c, vi->name, t, ot));
+            li_note(c, "input \"%.*s\": frozen to the value given", LG_ONNX_STR(vi->name));
+            continue;
+        }
         if (vi->type.kind != LG_ONNX_TYPE_TENSOR)
             return c->st = lgi_fail(c->err, LG_ERR_UNSUPPORTED, "input \"%.*s\": not a tensor (sequence, map or optional)",
                                     LG_ONNX_STR(vi->name));

@@ -3,12 +3,13 @@
  * `litegpu convert` is the user-facing verb.
  *
  *   onnx2tflite [--input-shape NAME=D0,D1,...]... [--nhwc-io] [--weights-fp16] [--report]
- *               [--print-inputs] MODEL.onnx OUT.tflite
+ *               [--const-input NAME=VALUE.pb]... [--print-inputs] MODEL.onnx OUT.tflite
  *
  * Exit 0 on success; 2 with one line on stderr when the model cannot be read or converted
  * (e.g. `node 3 "x" (Foo, domain ai.onnx, opset 17): not supported`); 1 on usage errors.
  * --print-inputs prints the names of the model's inputs (not initializers), one a line.
- * --report prints every node's lowering and the notes.
+ * --report prints every node's lowering and the notes. --const-input freezes a graph input to
+ * the serialized TensorProto's value (lg_import_options.const_inputs).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +45,10 @@ int main(int argc, char **argv) {
     lg_import_shape shapes[16];
     int64_t dims[16][8];
     uint32_t n_shapes = 0;
+    lg_import_const consts[16];
+    lg_onnx_model *const_models[16];
+    void *const_bufs[16];
+    uint32_t n_consts = 0;
     lg_import_options io;
     memset(&io, 0, sizeof io);
     bool report = false, print_inputs = false;
@@ -64,6 +69,30 @@ int main(int argc, char **argv) {
             shapes[n_shapes].dims = dims[n_shapes];
             shapes[n_shapes].rank = r;
             n_shapes++;
+        } else if (!strcmp(argv[i], "--const-input") && i + 1 < argc && n_consts < 16) {
+            char *s = argv[++i], *eq = strchr(s, '=');
+            if (!eq) return usage();
+            *eq = 0;
+            FILE *f = fopen(eq + 1, "rb");
+            if (!f) {
+                fprintf(stderr, "%s: cannot open\n", eq + 1);
+                return 2;
+            }
+            fseek(f, 0, SEEK_END);
+            long n = ftell(f);
+            fseek(f, 0, SEEK_SET);
+            void *buf = malloc(n > 0 ? (size_t)n : 1);
+            size_t got = buf && n > 0 ? fread(buf, 1, (size_t)n, f) : 0;
+            fclose(f);
+            lg_error e;
+            if (!buf || (long)got != n || lg_onnx_read_tensor_mem(buf, (size_t)n, NULL, &const_models[n_consts], &e) != LG_OK) {
+                fprintf(stderr, "%s: cannot read the tensor\n", eq + 1);
+                return 2;
+            }
+            const_bufs[n_consts] = buf;
+            consts[n_consts].name = s;
+            consts[n_consts].value = const_models[n_consts]->tensor;
+            n_consts++;
         } else if (!strcmp(argv[i], "--nhwc-io")) {
             io.nhwc_io = true;
         } else if (!strcmp(argv[i], "--weights-fp16")) {
@@ -93,6 +122,8 @@ int main(int argc, char **argv) {
                 if (g->initializers[k].name.n == g->inputs[i].name.n &&
                     !memcmp(g->initializers[k].name.s, g->inputs[i].name.s, g->inputs[i].name.n))
                     init = true;
+            for (uint32_t k = 0; k < n_consts; k++)
+                if (lg_onnx_str_eq(g->inputs[i].name, consts[k].name)) init = true;
             if (!init) printf("%.*s\n", LG_ONNX_STR(g->inputs[i].name));
         }
         if (np == 1) {
@@ -100,6 +131,8 @@ int main(int argc, char **argv) {
             return 0;
         }
     }
+    io.const_inputs = consts;
+    io.n_const_inputs = n_consts;
     io.input_shapes = shapes;
     io.n_input_shapes = n_shapes;
     io.sha256_hex = file_sha(pos[0]);
@@ -128,5 +161,9 @@ int main(int argc, char **argv) {
     }
     lg_model_free(m);
     lg_onnx_model_free(om);
+    for (uint32_t k = 0; k < n_consts; k++) {
+        lg_onnx_model_free(const_models[k]);
+        free(const_bufs[k]);
+    }
     return rc;
 }

@@ -108,3 +108,52 @@ LG_TEST(import_layernorm) {
     lg_model_free(m);
     ti_free(t);
 }
+
+/* Resize nearest x2 (asymmetric, floor: src = floor(o / 2)) on [1,1,1,2] = [1,2] -> W 4:
+   [1,1,2,2]; TFLite's RESIZE_NEAREST_NEIGHBOR (no align, no half pixel) computes the same
+   table, so it is used. Near miss: asymmetric + round_prefer_ceil upsampling 2 -> 4: x = o / 2
+   = 0, 0.5, 1, 1.5 -> 0, 1, 1, 2 (clamped to 1): [0, 1, 1, 1], which none of TFLite's tables
+   give (plain floor(o / 2) and half pixel floor((o + 0.5) / 2): 0, 0, 1, 1; align corners
+   round(o / 3): 0, 0, 1, 1): a GATHER, [10, 20, 20, 20]. */
+static ti_model *resize_model(int64_t w_in, float scale, const char *ct, const char *nm) {
+    ti_model *t = ti_new(13);
+    ti_input(t, "x", LG_ONNX_FLOAT, (const int64_t[]){1, 1, 1, w_in}, 4);
+    ti_init(t, "scales", LG_ONNX_FLOAT, (const int64_t[]){4}, 1, (const float[]){1, 1, 1, scale});
+    ti_node(t, "Resize", "x,,scales", "y");
+    ti_attr_s(t, "mode", "nearest");
+    ti_attr_s(t, "coordinate_transformation_mode", ct);
+    ti_attr_s(t, "nearest_mode", nm);
+    ti_output(t, "y");
+    return t;
+}
+
+LG_TEST(import_resize_nearest_forms) {
+    ti_model *t = resize_model(2, 2.0f, "asymmetric", "floor");
+    lg_model *m = NULL;
+    lg_error err;
+    CHECK_OK(ti_import(t, false, &m, NULL, &err), &err);
+    if (m) {
+        CHECK_EQ_INT(ti_count_ops(m, LG_OP_RESIZE_NEAREST_NEIGHBOR), 1);
+        float y[4];
+        const float *in[1] = {(const float[]){1, 2}};
+        CHECK_EQ_INT(ti_run(m, in, 1, 0, y, 4), 0);
+        const float want[4] = {1, 1, 2, 2};
+        for (int i = 0; i < 4; i++) CHECK_NEAR(y[i], want[i], 0);
+    }
+    lg_model_free(m);
+    ti_free(t);
+    t = resize_model(2, 2.0f, "asymmetric", "round_prefer_ceil");
+    m = NULL;
+    CHECK_OK(ti_import(t, false, &m, NULL, &err), &err);
+    if (m) {
+        CHECK_EQ_INT(ti_count_ops(m, LG_OP_RESIZE_NEAREST_NEIGHBOR), 0);
+        CHECK_EQ_INT(ti_count_ops(m, LG_OP_GATHER), 1);
+        float y[4];
+        const float *in[1] = {(const float[]){10, 20}};
+        CHECK_EQ_INT(ti_run(m, in, 1, 0, y, 4), 0);
+        const float want[4] = {10, 20, 20, 20};
+        for (int i = 0; i < 4; i++) CHECK_NEAR(y[i], want[i], 0);
+    }
+    lg_model_free(m);
+    ti_free(t);
+}
