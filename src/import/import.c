@@ -1,0 +1,521 @@
+/* lg_onnx_import: the driver of the ONNX -> TFLite lowering (lg/import.h).
+ *
+ *  1. Every node's op type is looked up in the lowering tables (per opset); all the nodes we
+ *     cannot lower are listed in the report at once and the first one is the error.
+ *  2. Initializers become constants (INT64 -> INT32, saturating; noted), graph inputs become
+ *     the TFLite inputs with the ONNX name, dtype and shape (dynamic dims from the options);
+ *     an INT64 input is cast to INT32 inside, a rank-4 float input with nhwc_io is
+ *     transposed NHWC -> NCHW.
+ *  3. Nodes are lowered in graph order (ONNX graphs are topologically sorted), each through
+ *     li_op, which infers shapes and folds ops whose inputs are all constant.
+ *  4. Outputs get the ONNX names (a copy when the value is a constant, an input or another
+ *     output), INT64 outputs a CAST back, nhwc_io outputs a TRANSPOSE.
+ *  5. lg_optimize folds what is left and cancels inverse transposes; the op versions are the
+ *     ones TFLite's converter assigns (check/op_version.c); fp16 weights; source metadata. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "check/op_version.h"
+#include "import/import_impl.h"
+#include "lg/graph.h"
+#include "lg/passes.h"
+#include "util/half.h"
+
+/* ------------------------------------------------------------------ the report */
+
+static char *dup_n(const char *s, size_t n) {
+    char *p = malloc(n + 1);
+    if (!p) return NULL;
+    if (n) memcpy(p, s, n);
+    p[n] = 0;
+    return p;
+}
+
+void lg_import_report_free(lg_import_report *r) {
+    if (!r) return;
+    for (uint32_t i = 0; i < r->n_nodes; i++) {
+        free(r->nodes[i].name);
+        free(r->nodes[i].op_type);
+        free(r->nodes[i].domain);
+        free(r->nodes[i].lowering);
+    }
+    free(r->nodes);
+    for (uint32_t i = 0; i < r->n_notes; i++) free(r->notes[i]);
+    free(r->notes);
+    free(r);
+}
+
+static lg_import_report *report_new(const lg_onnx_graph *g, int64_t opset) {
+    lg_import_report *r = calloc(1, sizeof *r);
+    if (!r) return NULL;
+    r->opset = opset;
+    r->nodes = calloc(g->n_nodes ? g->n_nodes : 1, sizeof *r->nodes);
+    if (!r->nodes) {
+        free(r);
+        return NULL;
+    }
+    r->n_nodes = g->n_nodes;
+    for (uint32_t i = 0; i < g->n_nodes; i++) {
+        const lg_onnx_node *n = &g->nodes[i];
+        lg_import_node *e = &r->nodes[i];
+        e->name = dup_n(n->name.s ? n->name.s : "", n->name.n);
+        e->op_type = dup_n(n->op_type.s ? n->op_type.s : "", n->op_type.n);
+        e->domain = n->domain.n ? dup_n(n->domain.s, n->domain.n) : dup_n("ai.onnx", 7);
+        e->opset = opset;
+        e->supported = true;
+    }
+    return r;
+}
+
+static void report_set(li_ctx *c, uint32_t i, bool ok, const char *text) {
+    if (!c->rep || i >= c->rep->n_nodes) return;
+    lg_import_node *e = &c->rep->nodes[i];
+    free(e->lowering);
+    e->lowering = dup_n(text, strlen(text));
+    if (e->supported && !ok) c->rep->n_unsupported++;
+    e->supported = ok;
+}
+
+/* ------------------------------------------------------------------ helpers */
+
+static bool is_default_domain(lg_onnx_str d) {
+    return d.n == 0 || lg_onnx_str_eq(d, "ai.onnx");
+}
+
+static int64_t model_opset(const lg_onnx_model *om) {
+    int64_t v = -1;
+    for (uint32_t i = 0; i < om->n_opsets; i++)
+        if (is_default_domain(om->opsets[i].domain)) v = om->opsets[i].version;
+    return v;
+}
+
+static bool is_initializer(const lg_onnx_graph *g, lg_onnx_str name) {
+    for (uint32_t i = 0; i < g->n_initializers; i++)
+        if (g->initializers[i].name.n == name.n && memcmp(g->initializers[i].name.s, name.s, name.n) == 0)
+            return true;
+    return false;
+}
+
+static void set_name(li_ctx *c, int32_t t, lg_onnx_str name) {
+    char *s = lgi_arena_alloc(&c->m->priv->arena, name.n + 1);
+    if (!s) {
+        c->st = lgi_fail(c->err, LG_ERR_NOMEM, "out of memory");
+        return;
+    }
+    memcpy(s, name.s, name.n);
+    s[name.n] = 0;
+    li_t(c, t)->name = s;
+}
+
+/* A copy of x (RESHAPE to its own shape) that folding never removes: for outputs. */
+static int32_t copy_of(li_ctx *c, int32_t x) {
+    if (!LI_OK(c)) return -1;
+    lg_shape s = li_shape(c, x);
+    int64_t d[LG_MAX_RANK];
+    for (int i = 0; i < s.rank; i++) d[i] = s.dim[i];
+    int32_t shp = li_ki32(c, d, (uint32_t)s.rank);
+    if (s.rank == 0) {
+        /* RESHAPE to a scalar takes an empty shape vector */
+        int64_t z = 0;
+        shp = li_konst(c, LG_INT32, &z, 1, NULL, 0);
+    }
+    int32_t out = -1, opi = -1;
+    if (lg_subgraph_add_tensor(c->m, 0, "copy", li_type(c, x), s.rank ? li_t(c, x)->shape : NULL,
+                               (uint32_t)s.rank, &out, c->err) != LG_OK ||
+        lg_subgraph_add_op(c->m, 0, LG_OP_RESHAPE, NULL, 1, (const int32_t[]){x, shp}, 2, &out, 1,
+                           LG_OPTS_NONE, NULL, &opi, c->err) != LG_OK) {
+        c->st = LG_ERR_INTERNAL;
+        return -1;
+    }
+    return out;
+}
+
+/* ------------------------------------------------------------------ inputs and outputs */
+
+static lg_status input_shape(li_ctx *c, const lg_onnx_value_info *vi, int64_t *dims, uint32_t *rank) {
+    const lg_import_shape *given = NULL;
+    for (uint32_t i = 0; c->opt && i < c->opt->n_input_shapes; i++)
+        if (c->opt->input_shapes[i].name && lg_onnx_str_eq(vi->name, c->opt->input_shapes[i].name))
+            given = &c->opt->input_shapes[i];
+    const lg_onnx_type *ty = &vi->type;
+    if (given) {
+        if (ty->has_shape && given->rank != ty->n_dims)
+            return c->st = lgi_fail(c->err, LG_ERR_INVALID_ARG,
+                                    "input \"%.*s\": the given shape has rank %u, the model's %u",
+                                    LG_ONNX_STR(vi->name), given->rank, ty->n_dims);
+        for (uint32_t d = 0; d < given->rank && ty->has_shape; d++)
+            if (ty->dims[d].kind == 1 && ty->dims[d].value != given->dims[d])
+                return c->st = lgi_fail(c->err, LG_ERR_INVALID_ARG,
+                                        "input \"%.*s\": dimension %u is %lld in the model, %lld given",
+                                        LG_ONNX_STR(vi->name), d, (long long)ty->dims[d].value,
+                                        (long long)given->dims[d]);
+        if (given->rank > LG_MAX_RANK)
+            return c->st = lgi_fail(c->err, LG_ERR_UNSUPPORTED, "input \"%.*s\": rank %u", LG_ONNX_STR(vi->name), given->rank);
+        for (uint32_t d = 0; d < given->rank; d++) {
+            if (given->dims[d] <= 0)
+                return c->st = lgi_fail(c->err, LG_ERR_INVALID_ARG, "input \"%.*s\": dimension %u must be positive",
+                                        LG_ONNX_STR(vi->name), d);
+            dims[d] = given->dims[d];
+        }
+        *rank = given->rank;
+        return LG_OK;
+    }
+    if (!ty->has_shape)
+        return c->st = lgi_fail(c->err, LG_ERR_INVALID_ARG,
+                                "input \"%.*s\" has no shape in the model: give one (--input-shape %.*s=...)",
+                                LG_ONNX_STR(vi->name), LG_ONNX_STR(vi->name));
+    if (ty->n_dims > LG_MAX_RANK)
+        return c->st = lgi_fail(c->err, LG_ERR_UNSUPPORTED, "input \"%.*s\": rank %u", LG_ONNX_STR(vi->name), ty->n_dims);
+    for (uint32_t d = 0; d < ty->n_dims; d++) {
+        const lg_onnx_dim *dm = &ty->dims[d];
+        if (dm->kind != 1)
+            return c->st = lgi_fail(c->err, LG_ERR_INVALID_ARG,
+                                    "input \"%.*s\": dimension %u%s%.*s%s is dynamic: give the shape "
+                                    "(--input-shape %.*s=...)",
+                                    LG_ONNX_STR(vi->name), d, dm->kind == 2 ? " (\"" : "",
+                                    dm->kind == 2 ? (int)dm->param.n : 0, dm->kind == 2 ? dm->param.s : "",
+                                    dm->kind == 2 ? "\")" : "", LG_ONNX_STR(vi->name));
+        if (dm->value <= 0)
+            return c->st = lgi_fail(c->err, LG_ERR_UNSUPPORTED, "input \"%.*s\": dimension %u is %lld",
+                                    LG_ONNX_STR(vi->name), d, (long long)dm->value);
+        dims[d] = dm->value;
+    }
+    *rank = ty->n_dims;
+    return LG_OK;
+}
+
+static lg_status add_inputs(li_ctx *c, int32_t *ins, uint32_t *n_ins) {
+    const lg_onnx_graph *g = c->g;
+    *n_ins = 0;
+    for (uint32_t i = 0; i < g->n_inputs; i++) {
+        const lg_onnx_value_info *vi = &g->inputs[i];
+        if (is_initializer(g, vi->name)) continue;
+        const lg_onnx_tensor *frozen = NULL;
+        for (uint32_t k = 0; c->opt && k < c->opt->n_const_inputs; k++)
+            if (c->opt->const_inputs[k].name && lg_onnx_str_eq(vi->name, c->opt->const_inputs[k].name))
+                frozen = c->opt->const_inputs[k].value;
+        if (frozen) {
+            int32_t t = -1, ot = 0;
+            if (frozen->data_type != vi->type.elem_type)
+                return c->st = lgi_fail(c->err, LG_ERR_INVALID_ARG, "input \"%.*s\": the value given is %s, the input %s",
+                                        LG_ONNX_STR(vi->name), lg_onnx_dtype_name(frozen->data_type),
+                                        lg_onnx_dtype_name(vi->type.elem_type));
+            LG_TRY(li_tensor_const(c, frozen, &t, &ot));
+            LG_TRY(li_bind(c, vi->name, t, ot));
+            li_note(c, "input \"%.*s\": frozen to the value given", LG_ONNX_STR(vi->name));
+            continue;
+        }
+        if (vi->type.kind != LG_ONNX_TYPE_TENSOR)
+            return c->st = lgi_fail(c->err, LG_ERR_UNSUPPORTED, "input \"%.*s\": not a tensor (sequence, map or optional)",
+                                    LG_ONNX_STR(vi->name));
+        int32_t ot = vi->type.elem_type;
+        int tt = ot == LG_ONNX_INT64 ? LG_INT64 : li_tfl_type(ot);
+        if (tt < 0)
+            return c->st = lgi_fail(c->err, LG_ERR_UNSUPPORTED, "input \"%.*s\": type %s is not supported",
+                                    LG_ONNX_STR(vi->name), lg_onnx_dtype_name(ot));
+        int64_t dims[LG_MAX_RANK];
+        uint32_t rank = 0;
+        LG_TRY(input_shape(c, vi, dims, &rank));
+        bool nhwc = c->opt && c->opt->nhwc_io && rank == 4 && tt == LG_FLOAT32;
+        int32_t d32[LG_MAX_RANK];
+        for (uint32_t d = 0; d < rank; d++) d32[d] = (int32_t)dims[d];
+        if (nhwc) {
+            d32[1] = (int32_t)dims[2];
+            d32[2] = (int32_t)dims[3];
+            d32[3] = (int32_t)dims[1];
+        }
+        char *nm = dup_n(vi->name.s, vi->name.n);
+        if (!nm) return c->st = lgi_fail(c->err, LG_ERR_NOMEM, "out of memory");
+        int32_t t = -1;
+        lg_status st = lg_subgraph_add_tensor(c->m, 0, nm, (lg_dtype)tt, d32, rank, &t, c->err);
+        free(nm);
+        if (st != LG_OK) return c->st = st;
+        ins[(*n_ins)++] = t;
+        int32_t v = t;
+        if (tt == LG_INT64) {
+            v = li_cast(c, t, LG_INT32);
+            li_note(c, "input \"%.*s\": INT64 at the boundary, computed as INT32 inside",
+                    LG_ONNX_STR(vi->name));
+        }
+        if (nhwc) {
+            v = li_to_nchw(c, v);
+            li_note(c, "input \"%.*s\": NHWC (nhwc_io)", LG_ONNX_STR(vi->name));
+        }
+        LI_TRY(c);
+        LG_TRY(li_bind(c, vi->name, v, ot));
+    }
+    return LG_OK;
+}
+
+static lg_status add_outputs(li_ctx *c, const int32_t *ins, uint32_t n_ins, int32_t *outs) {
+    const lg_onnx_graph *g = c->g;
+    c->node = NULL;
+    for (uint32_t i = 0; i < g->n_outputs; i++) {
+        const lg_onnx_value_info *vi = &g->outputs[i];
+        const li_val *v = li_find(c, vi->name);
+        if (!v) return c->st = lgi_fail(c->err, LG_ERR_FORMAT, "output \"%.*s\" is not computed", LG_ONNX_STR(vi->name));
+        int32_t t = v->t;
+        bool fresh = false;
+        if (v->onnx_type == LG_ONNX_INT64 && li_type(c, t) != LG_INT64) {
+            lg_cast_options o = {0};
+            o.in_data_type = (int8_t)li_type(c, t);
+            o.out_data_type = LG_INT64;
+            int32_t out = -1, opi = -1;
+            lg_shape s = li_shape(c, t);
+            if (lg_subgraph_add_tensor(c->m, 0, "cast", LG_INT64, s.rank ? li_t(c, t)->shape : NULL,
+                                       (uint32_t)s.rank, &out, c->err) != LG_OK ||
+                lg_subgraph_add_op(c->m, 0, LG_OP_CAST, NULL, 1, &t, 1, &out, 1, LG_OPTS_CAST_OPTIONS,
+                                   &o, &opi, c->err) != LG_OK)
+                return c->st = LG_ERR_INTERNAL;
+            t = out;
+            fresh = true;
+        }
+        if (c->opt && c->opt->nhwc_io && li_rank(c, t) == 4 && li_type(c, t) == LG_FLOAT32) {
+            t = li_to_nhwc(c, t);
+            fresh = t != v->t;
+        }
+        LI_TRY(c);
+        bool reuse = !fresh && (li_is_const(c, t) || li_t(c, t)->name[0] == 0);
+        for (uint32_t k = 0; k < n_ins && !reuse; k++) reuse = ins[k] == t;
+        for (uint32_t k = 0; k < i && !reuse; k++) reuse = outs[k] == t;
+        if (reuse || li_is_const(c, t)) t = copy_of(c, t);
+        LI_TRY(c);
+        set_name(c, t, vi->name);
+        outs[i] = t;
+    }
+    return c->st;
+}
+
+/* ------------------------------------------------------------------ after lowering */
+
+static lg_status set_versions(lg_model *m, lg_error *err) {
+    lg_subgraph *sg = &m->subgraphs[0];
+    for (uint32_t i = 0; i < sg->n_ops; i++) {
+        const lg_op *op = &sg->ops[i];
+        int32_t code = lg_op_builtin(m, op);
+        int v = lgi_op_version(m, sg, op);
+        if (v != m->opcodes[op->opcode_index].version)
+            LG_TRY(lg_op_set_opcode(m, 0, i, code, NULL, v, err));
+    }
+    return LG_OK;
+}
+
+/* Float constants with >= 16 elements: FLOAT16 constants + DEQUANTIZE (TFLite's fp16 form). */
+static lg_status weights_fp16(lg_model *m, uint32_t *n_done, lg_error *err) {
+    *n_done = 0;
+    uint32_t n_t = m->subgraphs[0].n_tensors;
+    for (uint32_t t = 0; t < n_t; t++) {
+        lg_tensor *x = &m->subgraphs[0].tensors[t];
+        if (x->type != LG_FLOAT32 || !lg_tensor_is_const(m, 0, (int32_t)t)) continue;
+        int64_t n = lg_tensor_numel(x);
+        if (n < 16) continue;
+        const lg_buffer *b = lg_tensor_buffer(m, x);
+        uint16_t *h = malloc((size_t)n * 2);
+        if (!h) return lgi_fail(err, LG_ERR_NOMEM, "out of memory");
+        for (int64_t i = 0; i < n; i++) {
+            float f;
+            memcpy(&f, b->data + 4 * i, 4);
+            h[i] = lg_float_to_half(f);
+        }
+        char nm[300];
+        snprintf(nm, sizeof nm, "%s_fp16", x->name ? x->name : "");
+        int32_t ht = -1;
+        int32_t shape[LG_MAX_RANK];
+        uint32_t rank = x->rank;
+        memcpy(shape, x->shape, rank * sizeof *shape);
+        lg_status st = lg_subgraph_add_const(m, 0, nm, LG_FLOAT16, shape, rank, h, (uint64_t)n * 2, &ht, err);
+        free(h);
+        LG_TRY(st);
+        m->subgraphs[0].tensors[t].buffer = 0;
+        int32_t out = (int32_t)t;
+        LG_TRY(lg_op_insert(m, 0, 0, LG_OP_DEQUANTIZE, NULL, 1, &ht, 1, &out, 1, LG_OPTS_NONE, NULL, err));
+        (*n_done)++;
+    }
+    return LG_OK;
+}
+
+static void json_str(char *buf, size_t cap, size_t *len, lg_onnx_str s) {
+    for (uint32_t i = 0; i < s.n && *len + 8 < cap; i++) {
+        unsigned char ch = (unsigned char)s.s[i];
+        if (ch == '"' || ch == '\\') {
+            buf[(*len)++] = '\\';
+            buf[(*len)++] = (char)ch;
+        } else if (ch < 0x20) {
+            *len += (size_t)snprintf(buf + *len, cap - *len, "\\u%04x", ch);
+        } else {
+            buf[(*len)++] = (char)ch;
+        }
+    }
+    buf[*len] = 0;
+}
+
+static lg_status record_source(li_ctx *c, lg_model *m) {
+    LG_TRY(lg_model_set_description(m, "converted from ONNX by litegpu", c->err));
+    char buf[1024];
+    size_t len = 0;
+    len += (size_t)snprintf(buf, sizeof buf, "{\"producer\":\"");
+    json_str(buf, sizeof buf, &len, c->om->producer_name);
+    len += (size_t)snprintf(buf + len, sizeof buf - len, "\",\"producer_version\":\"");
+    json_str(buf, sizeof buf, &len, c->om->producer_version);
+    const char *sha = c->opt && c->opt->sha256_hex ? c->opt->sha256_hex : "";
+    lg_onnx_str shs = {sha, (uint32_t)strnlen(sha, 128)};
+    len += (size_t)snprintf(buf + len, sizeof buf - len, "\",\"opset\":%lld,\"ir_version\":%lld,\"sha256\":\"",
+                            (long long)c->opset, (long long)c->om->ir_version);
+    json_str(buf, sizeof buf, &len, shs);
+    len += (size_t)snprintf(buf + len, sizeof buf - len, "\"}");
+    return lg_model_add_metadata(m, "litegpu.source", buf, len, c->err);
+}
+
+/* ------------------------------------------------------------------ nodes */
+
+static lg_status lower_nodes(li_ctx *c) {
+    const lg_onnx_graph *g = c->g;
+    for (uint32_t i = 0; i < g->n_nodes; i++) {
+        if (c->skip[i]) continue;
+        const lg_onnx_node *n = &g->nodes[i];
+        c->node = n;
+        c->node_index = i;
+        c->lowering[0] = 0;
+        c->n_emitted = c->n_folded = 0;
+        bool fused = li_try_gelu(c, i);
+        if (!fused && LI_OK(c)) {
+            const li_op_entry *e = li_find_op(n->op_type.s, n->op_type.n, c->opset);
+            if (!e) li_unsupported(c, "no lowering");
+            else e->fn(c);
+        }
+        for (uint32_t k = 0; LI_OK(c) && !fused && k < n->n_outputs; k++)
+            if (n->outputs[k].n && !li_find(c, n->outputs[k])) li_unsupported(c, "output %u is not produced", k);
+        if (!LI_OK(c)) {
+            report_set(c, i, false, c->err ? c->err->msg : "failed");
+            return c->st;
+        }
+        char text[400];
+        const char *what = c->n_emitted == 0 ? "(removed: a value passed through)"
+                           : c->n_folded == c->n_emitted ? "(folded to a constant)" : c->lowering;
+        if (c->n_emitted && c->n_folded == c->n_emitted && !c->lowering[0]) what = "(folded to a constant)";
+        snprintf(text, sizeof text, "%.*s -> %s", LG_ONNX_STR(n->op_type), what);
+        if (!c->rep || !c->rep->nodes[i].lowering) report_set(c, i, true, text);
+    }
+    c->node = NULL;
+    return LG_OK;
+}
+
+/* Step 1: every node's op type must have a lowering; all misses at once. */
+static lg_status precheck(li_ctx *c) {
+    const lg_onnx_graph *g = c->g;
+    int32_t first = -1;
+    for (uint32_t i = 0; i < g->n_nodes; i++) {
+        const lg_onnx_node *n = &g->nodes[i];
+        bool ok = is_default_domain(n->domain) && li_find_op(n->op_type.s, n->op_type.n, c->opset);
+        if (ok) continue;
+        report_set(c, i, false, "not supported");
+        if (first < 0) first = (int32_t)i;
+    }
+    if (first < 0) return LG_OK;
+    c->node = &g->nodes[first];
+    c->node_index = (uint32_t)first;
+    lg_status st = li_unsupported(c, "%s", "");
+    if (c->err && c->rep && c->rep->n_unsupported > 1) {
+        char extra[64];
+        snprintf(extra, sizeof extra, " (and %u more unsupported nodes)", c->rep->n_unsupported - 1);
+        size_t l = strlen(c->err->msg);
+        if (l >= 2 && c->err->msg[l - 2] == ':' && c->err->msg[l - 1] == ' ') c->err->msg[l -= 2] = 0;
+        if (l + strlen(extra) < sizeof c->err->msg) strcat(c->err->msg, extra);
+    } else if (c->err) {
+        size_t l = strlen(c->err->msg);
+        if (l >= 2 && c->err->msg[l - 2] == ':' && c->err->msg[l - 1] == ' ') c->err->msg[l - 2] = 0;
+    }
+    return st;
+}
+
+static lg_status add_initializers(li_ctx *c) {
+    const lg_onnx_graph *g = c->g;
+    for (uint32_t i = 0; i < g->n_initializers; i++) {
+        const lg_onnx_tensor *t = &g->initializers[i];
+        int32_t idx = -1, ot = 0;
+        if (li_tensor_const(c, t, &idx, &ot) != LG_OK) {
+            lgi_error_prefix(c->err, "initializer \"%.*s\": ", LG_ONNX_STR(t->name));
+            return c->st;
+        }
+        LG_TRY(li_bind(c, t->name, idx, ot));
+    }
+    return LG_OK;
+}
+
+static lg_status finish(li_ctx *c, lg_model **out) {
+    lg_model *m = c->m, *opt_m = NULL;
+    lg_status st = lg_model_compact(m, NULL, NULL, c->err);
+    if (st != LG_OK) return st;
+    if (!(c->opt && c->opt->no_optimize)) {
+        lg_pass_run_options ro;
+        memset(&ro, 0, sizeof ro);
+        ro.prove = c->opt && c->opt->prove;
+        ro.n_random = 1;
+        lg_pass_report *pr = NULL;
+        st = lg_optimize(m, &ro, &opt_m, &pr, c->err);
+        lg_pass_report_free(pr);
+        if (st != LG_OK) return st;
+        lg_model_free(m);
+        c->m = m = opt_m;
+    }
+    if (c->opt && c->opt->weights_fp16) {
+        uint32_t n = 0;
+        LG_TRY(weights_fp16(m, &n, c->err));
+        if (n) li_note(c, "%u float weights stored as FLOAT16 + DEQUANTIZE", n);
+    }
+    LG_TRY(set_versions(m, c->err));
+    LG_TRY(record_source(c, m));
+    LG_TRY(lg_model_compact(m, NULL, NULL, c->err));
+    LG_TRY(lg_model_validate(m, c->err));
+    LG_TRY(lg_model_validate_ops(m, c->err));
+    *out = m;
+    c->m = NULL;
+    return LG_OK;
+}
+
+lg_status lg_onnx_import(const lg_onnx_model *om, const lg_import_options *opt, lg_model **out,
+                         lg_import_report **rep, lg_error *err) {
+    if (out) *out = NULL;
+    if (rep) *rep = NULL;
+    if (!om || !om->graph || !out) return lgi_fail(err, LG_ERR_INVALID_ARG, "lg_onnx_import: no model");
+    li_ctx c;
+    memset(&c, 0, sizeof c);
+    c.om = om;
+    c.g = om->graph;
+    c.opt = opt;
+    c.err = err;
+    lgi_error_clear(err);
+    c.opset = model_opset(om);
+    if (c.opset < 1) return lgi_fail(err, LG_ERR_UNSUPPORTED, "the model imports no ai.onnx opset");
+    if (c.opset > 21)
+        return lgi_fail(err, LG_ERR_UNSUPPORTED, "ai.onnx opset %lld (11 to 21 supported)", (long long)c.opset);
+    c.rep = report_new(c.g, c.opset);
+    if (!c.rep) return lgi_fail(err, LG_ERR_NOMEM, "out of memory (report)");
+    c.skip = calloc(c.g->n_nodes + 1, 1);
+    int32_t *ins = malloc((c.g->n_inputs + 1) * sizeof *ins);
+    int32_t *outs = malloc((c.g->n_outputs + 1) * sizeof *outs);
+    lg_status st = LG_OK;
+    uint32_t n_ins = 0;
+    if (!c.skip || !ins || !outs) st = lgi_fail(err, LG_ERR_NOMEM, "out of memory");
+    if (st == LG_OK) st = precheck(&c);
+    if (st == LG_OK) st = lg_model_new(NULL, NULL, &c.m, err);
+    if (st == LG_OK) st = add_initializers(&c);
+    if (st == LG_OK) st = add_inputs(&c, ins, &n_ins);
+    if (st == LG_OK) st = lower_nodes(&c);
+    if (st == LG_OK) st = add_outputs(&c, ins, n_ins, outs);
+    if (st == LG_OK) st = lg_subgraph_set_io(c.m, 0, ins, n_ins, outs, c.g->n_outputs, err);
+    if (st == LG_OK && c.n_int64_narrowed)
+        li_note(&c, "%u INT64 constants stored as INT32%s", c.n_int64_narrowed,
+                c.n_int64_clamped ? " (values past the int32 range clamped: Slice ends and the like)" : " (the values fit)");
+    if (st == LG_OK) st = finish(&c, out);
+    if (st == LG_OK && err) lgi_error_clear(err);
+    if (st != LG_OK && err && err->status == LG_OK) err->status = st;
+    lg_model_free(c.m);
+    free(c.vals);
+    free(c.skip);
+    free(ins);
+    free(outs);
+    if (rep) *rep = c.rep;
+    else lg_import_report_free(c.rep);
+    return st;
+}
