@@ -18,9 +18,10 @@ cd "$(dirname "$0")/../.."
 D=${ONNX_TESTDATA:-/usr/share/libonnx-testdata/data}
 JOBS=${JOBS:-2}
 if [ ! -d "$D/node" ]; then
-    echo "SKIP: $D not found (apt-get install libonnx-testdata)"
-    echo "onnx_conformance: 0 passed, 0 failed"
-    exit 0
+    # scripts/install-deps.sh installs it: missing data is a failure, never a skip
+    echo "FAIL $D not found (scripts/install-deps.sh installs Debian libonnx-testdata)"
+    echo "onnx_conformance: 0 passed, 1 failed"
+    exit 1
 fi
 if [ ! -x build/litegpu ] || [ ! -f build/liblitegpu.a ]; then
     echo "FAIL build/litegpu or build/liblitegpu.a missing (make build/litegpu)"

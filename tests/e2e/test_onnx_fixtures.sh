@@ -121,5 +121,53 @@ for row in "${rows[@]}"; do
 done
 echo "importer: $n_match converts and matches, $n_unsup unsupported (clean error), $n_wrong wrong," \
      "$n_notyet not converted yet (of ${#rows[@]})"
+
+# Layout: on these pure CNNs no TRANSPOSE remains except one per NCHW (rank-4) graph input or
+# output (issue #10); the other converted fixtures' counts are printed as figures.
+for f in "$T"/lg/*.tflite; do
+    [ -f "$f" ] || continue
+    b=$(basename "$f" .onnx.tflite)
+    line=$("$LG" info --json "$f" | /usr/bin/python3 -c '
+import json,sys
+d=json.load(sys.stdin); sg=d["subgraphs"][0]
+t=sum(o["count"] for o in sg["ops"] if o["op"]=="TRANSPOSE")
+io=sum(1 for x in sg["inputs"]+sg["outputs"] if len(x["shape"])==4)
+print(t, io)')
+    read -r nt nio <<<"$line"
+    case "$b" in
+    resnet_2stage.op13|resnet_2stage.op17|mobilenet_v2.op17|mobilenet_v3_small.op17|regnet_y.op17|convnext_block.op13|convnext_block.op17)
+        [ "$nt" = "$nio" ] && ok "$b: $nt TRANSPOSE(s), one per NCHW input/output" \
+            || bad "$b: transposes" "$nt TRANSPOSE(s) for $nio NCHW inputs/outputs" ;;
+    *) echo "NOTE $b: $nt TRANSPOSE(s) for $nio NCHW inputs/outputs" ;;
+    esac
+done
+
+# LiteRT.js (the official runtime) on every converted file that takes float inputs: its outputs
+# and litegpu run's on the same `pattern` input agree within 1e-5 of the output magnitude.
+float_only=()
+for f in "$T"/lg/*.tflite; do
+    [ -f "$f" ] || continue
+    "$LG" info --json "$f" | /usr/bin/python3 -c 'import json,sys; d=json.load(sys.stdin); sys.exit(0 if all(i["dtype"]=="FLOAT32" for i in d["subgraphs"][0]["inputs"]) else 1)' \
+        && float_only+=("$f")
+done
+if [ "${#float_only[@]}" -gt 0 ]; then
+    mkdir -p "$T/rt" "$T/rtlg"
+    if node --no-liftoff peers/litert_run.js --fill pattern --out "$T/rt" "${float_only[@]}" >/dev/null 2>"$T/rt.err"; then
+        for f in "${float_only[@]}"; do
+            b=$(basename "$f" .tflite)
+            "$LG" run "$f" --fill pattern --out-dir "$T/rtlg/$b" >/dev/null 2>&1
+            good=1; n=0
+            for o in "$T/rt/$b/pattern"/output_*.npy; do
+                [ -f "$o" ] || { good=0; break; }
+                n=$((n + 1))
+                python3 tests/e2e/npy_compare.py "$o" "$T/rtlg/$b/$(basename "$o")" 1e-5 >/dev/null || good=0
+            done
+            [ "$good" = 1 ] && [ "$n" -gt 0 ] && ok "$b: LiteRT.js agrees with litegpu run ($n outputs, <= 1e-5)" \
+                || bad "$b: LiteRT.js agrees with litegpu run"
+        done
+    else
+        bad "LiteRT.js runs the converted fixtures" "$(head -n 3 "$T/rt.err")"
+    fi
+fi
 echo "onnx_fixtures: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
