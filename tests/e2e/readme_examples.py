@@ -98,7 +98,7 @@ def main():
     for start, marker, body in blocks(lines):
         numbers_vary = marker == '<!-- readme-test: numbers-vary -->'
         work = tempfile.mkdtemp()
-        for d in ('build', 'examples'):
+        for d in ('build', 'examples', 'tests'):
             os.symlink(os.path.join(repo, d), os.path.join(work, d))
         for cmd, expected, k in sessions(body):
             p = subprocess.run(cmd, shell=True, cwd=work, env=env, stdout=subprocess.PIPE,
