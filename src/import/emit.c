@@ -10,6 +10,8 @@
 
 /* ------------------------------------------------------------------ errors */
 
+static lg_status node_fail(li_ctx *c, lg_status st, const char *what, const char *fmt, va_list ap)
+    LGI_PRINTF(4, 0);
 static lg_status node_fail(li_ctx *c, lg_status st, const char *what, const char *fmt, va_list ap) {
     if (c->st != LG_OK) return c->st;
     char why[300];
