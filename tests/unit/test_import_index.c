@@ -1,0 +1,115 @@
+/* Importer: TopK (and the other selection/indexing lowerings of src/import/lower_index.c).
+   Expected values derived by hand in the comments. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lg/lg.h"
+#include "test_import_util.h"
+#include "tf.h"
+
+/* x [2, 4] = [[3, 1, 3, 2], [0, -1, 5, -1]] */
+static const float TK_X[8] = {3, 1, 3, 2, 0, -1, 5, -1};
+
+static ti_model *topk_model(int64_t k, int64_t axis, int64_t largest) {
+    ti_model *t = ti_new(11);
+    ti_input(t, "x", LG_ONNX_FLOAT, (const int64_t[]){2, 4}, 2);
+    ti_init(t, "k", LG_ONNX_INT64, (const int64_t[]){1}, 1, (const int64_t[]){k});
+    ti_node(t, "TopK", "x,k", "v,i");
+    ti_attr_i(t, "axis", axis);
+    ti_attr_i(t, "largest", largest);
+    ti_output(t, "v");
+    ti_output(t, "i");
+    return t;
+}
+
+/* run and compare values (float) and indices (INT64 at the boundary) */
+static void topk_check(ti_model *t, int n, const float *wv, const int64_t *wi, int n_transpose, int n_neg) {
+    lg_model *m = NULL;
+    lg_error err;
+    CHECK_OK(ti_import(t, false, &m, NULL, &err), &err);
+    if (m) {
+        CHECK_EQ_INT(ti_count_ops(m, LG_OP_TOPK_V2), 1);
+        CHECK_EQ_INT(ti_count_ops(m, LG_OP_TRANSPOSE), n_transpose);
+        CHECK_EQ_INT(ti_count_ops(m, LG_OP_NEG), n_neg);
+        float v[8];
+        int64_t ix[8];
+        const void *in[1] = {TK_X};
+        const lg_dtype ty[1] = {LG_FLOAT32};
+        CHECK_EQ_INT(ti_run_typed(m, in, ty, 1, 0, LG_FLOAT32, v, (size_t)n), 0);
+        CHECK_EQ_INT(ti_run_typed(m, in, ty, 1, 1, LG_INT64, ix, (size_t)n), 0);
+        for (int i = 0; i < n; i++) {
+            CHECK_NEAR(v[i], wv[i], 0);
+            CHECK_EQ_INT(ix[i], wi[i]);
+        }
+    }
+    lg_model_free(m);
+    ti_free(t);
+}
+
+/* K = 2 on the last axis, largest: row 0 [3, 3] at [0, 2] (a tie: the lower index first),
+   row 1 [5, 0] at [2, 0]. No TRANSPOSE, no NEG. */
+LG_TEST(import_topk_last_axis_largest) {
+    topk_check(topk_model(2, -1, 1), 4, (const float[]){3, 3, 5, 0}, (const int64_t[]){0, 2, 2, 0}, 0, 0);
+}
+
+/* K = 2, smallest (largest = 0), last axis: row 0 [1, 2] at [1, 3]; row 1 [-1, -1] at [1, 3]
+   (a tie: the lower index first). NEG before and after. */
+LG_TEST(import_topk_smallest) {
+    topk_check(topk_model(2, 1, 0), 4, (const float[]){1, 2, -1, -1}, (const int64_t[]){1, 3, 1, 3}, 0, 2);
+}
+
+/* K = 1 on axis 0: per column the larger of the two rows: [3, 1, 5, 2] from rows [0, 0, 1, 0].
+   The axis swapped with the last one: a TRANSPOSE before and after (each output). */
+LG_TEST(import_topk_axis0) {
+    topk_check(topk_model(1, 0, 1), 4, (const float[]){3, 1, 5, 2}, (const int64_t[]){0, 0, 1, 0}, 3, 0);
+}
+
+/* INT32 smallest: -1 - x reverses the order without overflow. x = [INT32_MAX, INT32_MIN, 0, -1],
+   K = 2: [INT32_MIN, -1] at [1, 3]. NEG instead would fail here: -x = [-INT32_MAX, INT32_MIN
+   (wrapped), 0, 1] ranks INT32_MIN last and gives [-1, 0] at [3, 2]. K past the axis is
+   malformed, a runtime K unsupported. */
+LG_TEST(import_topk_int32_smallest_and_bad_k) {
+    ti_model *t = ti_new(11);
+    ti_input(t, "x", LG_ONNX_INT32, (const int64_t[]){4}, 1);
+    ti_init(t, "k", LG_ONNX_INT64, (const int64_t[]){1}, 1, (const int64_t[]){2});
+    ti_node(t, "TopK", "x,k", "v,i");
+    ti_attr_i(t, "largest", 0);
+    ti_output(t, "v");
+    ti_output(t, "i");
+    lg_model *m = NULL;
+    lg_error err;
+    CHECK_OK(ti_import(t, false, &m, NULL, &err), &err);
+    if (m) {
+        const int32_t x[4] = {INT32_MAX, INT32_MIN, 0, -1};
+        int32_t v[2];
+        int64_t ix[2];
+        const void *in[1] = {x};
+        const lg_dtype ty[1] = {LG_INT32};
+        CHECK_EQ_INT(ti_run_typed(m, in, ty, 1, 0, LG_INT32, v, 2), 0);
+        CHECK_EQ_INT(ti_run_typed(m, in, ty, 1, 1, LG_INT64, ix, 2), 0);
+        CHECK_EQ_INT(v[0], INT32_MIN);
+        CHECK_EQ_INT(v[1], -1);
+        CHECK_EQ_INT(ix[0], 1);
+        CHECK_EQ_INT(ix[1], 3);
+    }
+    lg_model_free(m);
+    ti_free(t);
+    t = topk_model(5, -1, 1);
+    m = NULL;
+    CHECK_EQ_INT(ti_import(t, false, &m, NULL, &err), LG_ERR_FORMAT);
+    CHECK(strstr(err.msg, "K = 5") != NULL);
+    lg_model_free(m);
+    ti_free(t);
+    t = ti_new(11);
+    ti_input(t, "x", LG_ONNX_FLOAT, (const int64_t[]){2, 4}, 2);
+    ti_input(t, "k", LG_ONNX_INT64, (const int64_t[]){1}, 1);
+    ti_node(t, "TopK", "x,k", "v,i");
+    ti_output(t, "v");
+    ti_output(t, "i");
+    m = NULL;
+    CHECK_EQ_INT(ti_import(t, false, &m, NULL, &err), LG_ERR_UNSUPPORTED);
+    CHECK(strstr(err.msg, "computed at run time") != NULL);
+    lg_model_free(m);
+    ti_free(t);
+}
