@@ -113,3 +113,32 @@ LG_TEST(import_topk_int32_smallest_and_bad_k) {
     lg_model_free(m);
     ti_free(t);
 }
+
+/* Gather with runtime INT64 ids (an embedding lookup): table [3, 2] = [[1, 2], [3, 4], [5, 6]],
+   ids [2, 2] = [[2, 0], [-1, 1]] -> [[5, 6], [1, 2]], [[5, 6], [3, 4]] (-1 is the last row).
+   Near-miss: an id past the table (3) fails at run time instead of reading past it. */
+LG_TEST(import_gather_runtime_int64_ids) {
+    ti_model *t = ti_new(13);
+    ti_init(t, "w", LG_ONNX_FLOAT, (const int64_t[]){3, 2}, 2, (const float[]){1, 2, 3, 4, 5, 6});
+    ti_input(t, "ids", LG_ONNX_INT64, (const int64_t[]){2, 2}, 2);
+    ti_node(t, "Gather", "w,ids", "y");
+    ti_output(t, "y");
+    lg_model *m = NULL;
+    lg_error err;
+    CHECK_OK(ti_import(t, false, &m, NULL, &err), &err);
+    if (m) {
+        CHECK_EQ_INT(ti_count_ops(m, LG_OP_GATHER), 1);
+        const int64_t ids[4] = {2, 0, -1, 1};
+        float y[8];
+        const void *in[1] = {ids};
+        const lg_dtype ty[1] = {LG_INT64};
+        CHECK_EQ_INT(ti_run_typed(m, in, ty, 1, 0, LG_FLOAT32, y, 8), 0);
+        const float want[8] = {5, 6, 1, 2, 5, 6, 3, 4};
+        for (int i = 0; i < 8; i++) CHECK_NEAR(y[i], want[i], 0);
+        const int64_t bad[4] = {2, 0, 3, 1};
+        const void *in2[1] = {bad};
+        CHECK_EQ_INT(ti_run_typed(m, in2, ty, 1, 0, LG_FLOAT32, y, 8), -3);
+    }
+    lg_model_free(m);
+    ti_free(t);
+}
