@@ -142,3 +142,49 @@ LG_TEST(import_gather_runtime_int64_ids) {
     lg_model_free(m);
     ti_free(t);
 }
+
+/* GridSample on X = [[1, 2], [3, 4]] (1x1x2x2) at three grid points (x, y):
+   A (0, 0), B (1, -1), C (1.5, 0).
+   align_corners 1: ix = (g + 1) / 2 * (2 - 1): A (0.5, 0.5) -> the mean 2.5; B (1, 0) -> X[0][1] = 2;
+     C (1.25, 0.5): zeros: x tap 1 weight 0.75, tap 2 absent -> 0.75 (0.5 * 2 + 0.5 * 4) = 2.25;
+     border: ix clipped to 1 -> 0.5 * 2 + 0.5 * 4 = 3.
+   align_corners 0: ix = ((g + 1) 2 - 1) / 2 = g + 0.5: A (0.5, 0.5) -> 2.5; B (1.5, -0.5): x tap 1
+     weight 0.5, y tap 0 weight 0.5, the rest absent -> 0.25 * 2 = 0.5; C (2, 0.5): outside -> 0.
+   nearest, align_corners 0: A rounds (0.5, 0.5) half to even to (0, 0) -> 1; B x 1.5 -> 2 is
+     outside -> 0; C x 2 outside -> 0. Bicubic is refused. */
+static void grid_case(const char *mode, const char *pad, int64_t align, const float want[3]) {
+    ti_model *t = ti_new(16);
+    ti_input(t, "x", LG_ONNX_FLOAT, (const int64_t[]){1, 1, 2, 2}, 4);
+    ti_input(t, "g", LG_ONNX_FLOAT, (const int64_t[]){1, 1, 3, 2}, 4);
+    ti_node(t, "GridSample", "x,g", "y");
+    ti_attr_s(t, "mode", mode);
+    ti_attr_s(t, "padding_mode", pad);
+    ti_attr_i(t, "align_corners", align);
+    ti_output(t, "y");
+    lg_model *m = NULL;
+    lg_error err;
+    lg_status st = ti_import(t, false, &m, NULL, &err);
+    if (!want) {
+        CHECK_EQ_INT(st, LG_ERR_UNSUPPORTED);
+        CHECK(strstr(err.msg, "bicubic") != NULL);
+    } else {
+        CHECK_OK(st, &err);
+    }
+    if (m) {
+        CHECK_EQ_INT(ti_count_ops(m, LG_OP_BATCH_MATMUL), 1);
+        float y[3];
+        const float *in[2] = {(const float[]){1, 2, 3, 4}, (const float[]){0, 0, 1, -1, 1.5f, 0}};
+        CHECK_EQ_INT(ti_run(m, in, 2, 0, y, 3), 0);
+        for (int i = 0; i < 3; i++) CHECK_NEAR(y[i], want[i], 1e-6);
+    }
+    lg_model_free(m);
+    ti_free(t);
+}
+
+LG_TEST(import_grid_sample) {
+    grid_case("bilinear", "zeros", 1, (const float[]){2.5f, 2, 2.25f});
+    grid_case("bilinear", "border", 1, (const float[]){2.5f, 2, 3});
+    grid_case("bilinear", "zeros", 0, (const float[]){2.5f, 0.5f, 0});
+    grid_case("nearest", "zeros", 0, (const float[]){1, 0, 0});
+    grid_case("bicubic", "zeros", 0, NULL);
+}
