@@ -1,4 +1,8 @@
-/* Lowerings of the selection and indexing ops: TopK.
+/* Lowerings of the selection and indexing ops: TopK, and CumSum.
+ *
+ * CumSum -> CUMSUM with the same exclusive and reverse flags (tensorflow/lite/kernels/cumsum.cc
+ * takes a constant INT32 axis; float and INT32 values), summing in order along the axis as
+ * ONNX's definition does.
  *
  * TopK -> TOPK_V2, which works on the last axis and ranks equal values by the lower index
  * first (tensorflow/lite/kernels/topk_v2.cc, TopContainer: "a[i] > a[j] || (a[i] == a[j] &&
@@ -71,7 +75,27 @@ static lg_status lower_topk(li_ctx *c) {
     return li_out(c, 1, idx, LG_ONNX_INT64);
 }
 
+static lg_status lower_cumsum(li_ctx *c) {
+    const li_val *x = li_need(c, 0), *av = li_need(c, 1);
+    LI_TRY(c);
+    int r = li_rank(c, x->t);
+    lg_dtype ty = li_type(c, x->t);
+    if (ty != LG_FLOAT32 && ty != LG_INT32) return li_unsupported(c, "%s input", lg_dtype_name(ty));
+    if (r < 1) return li_bad(c, LG_ERR_FORMAT, "CumSum of a scalar");
+    int64_t a[2];
+    uint32_t n = 0;
+    if (!li_const_ints(c, av->t, a, 2, &n)) return li_unsupported(c, "axis (input 1) is computed at run time (it must be constant)");
+    if (n != 1) return li_bad(c, LG_ERR_FORMAT, "axis holds %u values", n);
+    int64_t axis = li_norm_axis(a[0], r);
+    if (axis < 0 || axis >= r) return li_bad(c, LG_ERR_FORMAT, "axis %lld for rank %d", (long long)a[0], r);
+    lg_cumsum_options o = {0};
+    o.exclusive = li_attr_i(c->node, "exclusive", 0) != 0;
+    o.reverse = li_attr_i(c->node, "reverse", 0) != 0;
+    return li_out(c, 0, LI_OP(c, LG_OP_CUMSUM, &o, -1, x->t, li_ki(c, axis)), x->onnx_type);
+}
+
 const li_op_entry li_ops_index[] = {
     {"TopK", 1, 99, lower_topk},
+    {"CumSum", 11, 99, lower_cumsum},
     {NULL, 0, 0, NULL},
 };

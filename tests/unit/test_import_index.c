@@ -188,3 +188,36 @@ LG_TEST(import_grid_sample) {
     grid_case("nearest", "zeros", 0, (const float[]){1, 0, 0});
     grid_case("bicubic", "zeros", 0, NULL);
 }
+
+/* CumSum of x [2, 3] = [[1, 2, 3], [4, 5, 6]] on axis 1 (given as -1):
+   plain [[1, 3, 6], [4, 9, 15]]; exclusive [[0, 1, 3], [0, 4, 9]]; reverse [[6, 5, 3], [15, 11, 6]];
+   both [[5, 3, 0], [11, 6, 0]]. On axis 0: [[1, 2, 3], [5, 7, 9]]. */
+static void cumsum_case(int64_t axis, int64_t excl, int64_t rev, const float want[6]) {
+    ti_model *t = ti_new(14);
+    ti_input(t, "x", LG_ONNX_FLOAT, (const int64_t[]){2, 3}, 2);
+    ti_init(t, "a", LG_ONNX_INT64, NULL, 0, (const int64_t[]){axis});
+    ti_node(t, "CumSum", "x,a", "y");
+    ti_attr_i(t, "exclusive", excl);
+    ti_attr_i(t, "reverse", rev);
+    ti_output(t, "y");
+    lg_model *m = NULL;
+    lg_error err;
+    CHECK_OK(ti_import(t, false, &m, NULL, &err), &err);
+    if (m) {
+        CHECK_EQ_INT(ti_count_ops(m, LG_OP_CUMSUM), 1);
+        float y[6];
+        const float *in[1] = {(const float[]){1, 2, 3, 4, 5, 6}};
+        CHECK_EQ_INT(ti_run(m, in, 1, 0, y, 6), 0);
+        for (int i = 0; i < 6; i++) CHECK_NEAR(y[i], want[i], 0);
+    }
+    lg_model_free(m);
+    ti_free(t);
+}
+
+LG_TEST(import_cumsum) {
+    cumsum_case(-1, 0, 0, (const float[]){1, 3, 6, 4, 9, 15});
+    cumsum_case(-1, 1, 0, (const float[]){0, 1, 3, 0, 4, 9});
+    cumsum_case(-1, 0, 1, (const float[]){6, 5, 3, 15, 11, 6});
+    cumsum_case(1, 1, 1, (const float[]){5, 3, 0, 11, 6, 0});
+    cumsum_case(0, 0, 0, (const float[]){1, 2, 3, 5, 7, 9});
+}
