@@ -264,9 +264,35 @@ static lg_status lower_conv(li_ctx *c) {
     return c->st;
 }
 
-/* ConvTranspose (group 1): TRANSPOSE_CONV VALID to the full size (in - 1) * s + k_eff plus
+/* ConvTranspose: TRANSPOSE_CONV VALID to the full size (in - 1) * s + k_eff plus
    output_padding at the end, then the pads cropped by a slice. Dilation: the kernel with
-   zeros inserted (exact). */
+   zeros inserted (exact). group > 1 (depthwise too): the NHWC input SPLIT (one STRIDED_SLICE
+   per group past 8 groups) into the groups' channels, one TRANSPOSE_CONV per group (ONNX weights [C, M/group, kh, kw]: group g maps
+   input channels [g C/group, (g+1) C/group) to output channels [g M/group, (g+1) M/group)),
+   CONCATENATION of the groups' outputs on the channel axis; each output is the same sum over
+   the same products as the group-1 form, so the result is exact. */
+
+/* the constant filter of group gi: F[m, y*d, z*d, cl] = W[gi*Cg + cl, m, y, z] ([Mg, ekh, ekw, Cg]) */
+static int32_t ct_filter(li_ctx *c, const float *wf, const conv_geom *g, const int64_t *ek, int64_t gi,
+                         int64_t Cg, int64_t Mg) {
+    size_t fn = (size_t)(Mg * ek[0] * ek[1] * Cg);
+    float *f = calloc(fn ? fn : 1, sizeof *f);
+    if (!f) {
+        c->st = lgi_fail(c->err, LG_ERR_NOMEM, "out of memory");
+        return -1;
+    }
+    for (int64_t cl = 0; cl < Cg; cl++)
+        for (int64_t m = 0; m < Mg; m++)
+            for (int64_t y = 0; y < g->k[0]; y++)
+                for (int64_t z = 0; z < g->k[1]; z++)
+                    f[((m * ek[0] + y * g->d[0]) * ek[1] + z * g->d[1]) * Cg + cl] =
+                        wf[(((gi * Cg + cl) * Mg + m) * g->k[0] + y) * g->k[1] + z];
+    int64_t fd[4] = {Mg, ek[0], ek[1], Cg};
+    int32_t ft = li_kf32(c, fd, 4, f);
+    free(f);
+    return ft;
+}
+
 static lg_status lower_conv_transpose(li_ctx *c) {
     const li_val *x = li_need(c, 0), *w = li_need(c, 1), *b = li_in(c, 2);
     LI_TRY(c);
@@ -275,9 +301,12 @@ static lg_status lower_conv_transpose(li_ctx *c) {
     if (li_type(c, x->t) != LG_FLOAT32) return li_unsupported(c, "non-float input");
     const float *wf = li_const_f32(c, w->t);
     if (li_type(c, w->t) != LG_FLOAT32) return li_unsupported(c, "non-float weights");
-    if (li_attr_i(c->node, "group", 1) != 1) return li_unsupported(c, "group > 1");
-    int64_t C = li_dim(c, x->t, 1), M = li_dim(c, w->t, 1);
+    if (li_rank(c, w->t) != r) return li_bad(c, LG_ERR_FORMAT, "weights of rank %d", li_rank(c, w->t));
+    int64_t G = li_attr_i(c->node, "group", 1);
+    int64_t C = li_dim(c, x->t, 1), Mg = li_dim(c, w->t, 1);
     if (li_dim(c, w->t, 0) != C) return li_bad(c, LG_ERR_FORMAT, "weights do not match the input channels");
+    if (G < 1 || G > 4096 || C % G) return li_bad(c, LG_ERR_FORMAT, "group %lld does not divide the %lld channels", (long long)G, (long long)C);
+    int64_t Cg = C / G, M = Mg * G;
     int64_t kern[2] = {li_dim(c, w->t, 2), r == 4 ? li_dim(c, w->t, 3) : 0};
     conv_geom g;
     LG_TRY(read_geom(c, r - 2, x->t, kern, &g, true));
@@ -303,45 +332,70 @@ static lg_status lower_conv_transpose(li_ctx *c) {
         out[i] = full[i] - g.pb[i] - g.pe[i];
         if (out[i] < 1) return li_bad(c, LG_ERR_FORMAT, "empty output");
     }
-    /* F[m, y*d, z*d, ci] = W[ci, m, y, z] */
-    size_t fn = (size_t)(M * ek[0] * ek[1] * C);
-    float *f = calloc(fn ? fn : 1, sizeof *f), *bias = calloc((size_t)M, sizeof *bias);
-    if (!f || !bias) {
-        free(f);
-        free(bias);
-        return c->st = lgi_fail(c->err, LG_ERR_NOMEM, "out of memory");
-    }
-    for (int64_t ci = 0; ci < C && wf; ci++)
-        for (int64_t m = 0; m < M; m++)
-            for (int64_t y = 0; y < g.k[0]; y++)
-                for (int64_t z = 0; z < g.k[1]; z++)
-                    f[((m * ek[0] + y * g.d[0]) * ek[1] + z * g.d[1]) * C + ci] =
-                        wf[((ci * M + m) * g.k[0] + y) * g.k[1] + z];
+    if (!wf && (g.d[0] != 1 || g.d[1] != 1)) return li_unsupported(c, "dilations with weights computed at run time");
     const float *bf = b ? li_const_f32(c, b->t) : NULL;
     int32_t runtime_bias = b && !bf ? b->t : -1;
-    for (int64_t m = 0; m < M; m++) bias[m] = bf ? bf[m] : 0;
-    int64_t fd[4] = {M, ek[0], ek[1], C}, bd = M;
-    int32_t ft, bt = li_kf32(c, &bd, 1, bias);
-    if (wf) {
-        ft = li_kf32(c, fd, 4, f);
-    } else if (g.d[0] != 1 || g.d[1] != 1) {
-        free(f);
-        free(bias);
-        return li_unsupported(c, "dilations with weights computed at run time");
+    if (bf && lg_tensor_numel(li_t(c, b->t)) != M) return li_bad(c, LG_ERR_FORMAT, "bias of %lld values for %lld channels", (long long)lg_tensor_numel(li_t(c, b->t)), (long long)M);
+    int32_t xn = li_to_nhwc(c, to4(c, x->t));
+    /* runtime weights: [C, Mg, kh, kw] -> [Mg, kh, kw, C], each group a slice of the last axis */
+    static const int p1230[4] = {1, 2, 3, 0};
+    int32_t wall = wf ? -1 : li_transpose(c, to4(c, w->t), p1230, 4);
+    int32_t *parts = calloc((size_t)G * 2, sizeof *parts);
+    if (!parts) return c->st = lgi_fail(c->err, LG_ERR_NOMEM, "out of memory");
+    int32_t *xs = parts + G;
+    if (G == 1) {
+        xs[0] = xn;
+    } else if (G > 8) {
+        /* li_op_n takes at most 8 outputs: one STRIDED_SLICE per group */
+        for (int64_t gi = 0; gi < G && LI_OK(c); gi++) {
+            int64_t sb[4] = {0, 0, 0, gi * Cg}, ss[4] = {1, 1, 1, 1};
+            int64_t se[4] = {li_dim(c, xn, 0), li_dim(c, xn, 1), li_dim(c, xn, 2), (gi + 1) * Cg};
+            xs[gi] = li_slice(c, xn, sb, se, ss, 0);
+        }
     } else {
-        static const int p[4] = {1, 2, 3, 0};
-        ft = li_transpose(c, to4(c, w->t), p, 4);
+        lg_split_options so = {(int32_t)G};
+        int32_t ins[2] = {li_ki(c, 3), xn};
+        int *types = malloc((size_t)G * sizeof *types);
+        if (!types) {
+            free(parts);
+            return c->st = lgi_fail(c->err, LG_ERR_NOMEM, "out of memory");
+        }
+        for (int64_t gi = 0; gi < G; gi++) types[gi] = LG_FLOAT32;
+        li_op_n(c, LG_OP_SPLIT, ins, 2, &so, types, xs, (uint32_t)G);
+        free(types);
     }
-    free(f);
-    free(bias);
-    int64_t osh[4] = {li_dim(c, x->t, 0), full[0], full[1], M};
+    int64_t osh[4] = {li_dim(c, x->t, 0), full[0], full[1], Mg};
     int32_t ost = li_ki32(c, osh, 4);
     lg_transpose_conv_options o;
     lg_opts_init(LG_OPTS_TRANSPOSE_CONV_OPTIONS, &o, sizeof o);
     o.padding = LG_PADDING_VALID;
     o.stride_h = (int32_t)g.s[0], o.stride_w = (int32_t)g.s[1];
-    int32_t xn = li_to_nhwc(c, to4(c, x->t));
-    int32_t y = LI_OP(c, LG_OP_TRANSPOSE_CONV, &o, LG_FLOAT32, ost, ft, xn, bt);
+    for (int64_t gi = 0; gi < G && LI_OK(c); gi++) {
+        int32_t ft;
+        if (wf) {
+            ft = ct_filter(c, wf, &g, ek, gi, Cg, Mg);
+        } else {
+            int64_t sb[4] = {0, 0, 0, gi * Cg}, se[4] = {Mg, ek[0], ek[1], (gi + 1) * Cg}, ss[4] = {1, 1, 1, 1};
+            ft = li_slice(c, wall, sb, se, ss, 0);
+        }
+        float *bias = calloc((size_t)Mg, sizeof *bias);
+        if (!bias) {
+            free(parts);
+            return c->st = lgi_fail(c->err, LG_ERR_NOMEM, "out of memory");
+        }
+        for (int64_t m = 0; m < Mg; m++) bias[m] = bf ? bf[gi * Mg + m] : 0;
+        int32_t bt = li_kf32(c, &Mg, 1, bias);
+        free(bias);
+        parts[gi] = LI_OP(c, LG_OP_TRANSPOSE_CONV, &o, LG_FLOAT32, ost, ft, xs[gi], bt);
+    }
+    int32_t y = parts[0];
+    if (G > 1 && LI_OK(c)) {
+        lg_concatenation_options co = {0};
+        co.axis = 3;
+        y = li_op(c, LG_OP_CONCATENATION, parts, (uint32_t)G, &co, -1);
+    }
+    free(parts);
+    LI_TRY(c);
     y = li_to_nchw(c, y);
     int64_t sb[4] = {0, 0, g.pb[0], g.pb[1]}, se[4] = {osh[0], M, g.pb[0] + out[0], g.pb[1] + out[1]};
     int64_t ss[4] = {1, 1, 1, 1};

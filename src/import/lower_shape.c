@@ -304,7 +304,11 @@ static lg_status lower_gather(li_ctx *c) {
         int32_t neg = li_binary(c, LG_OP_LESS, i32, li_ki(c, 0));
         int32_t wrapped = li_binary(c, LG_OP_ADD, i32, li_ki(c, dim));
         it = LI_OP(c, LG_OP_SELECT_V2, NULL, -1, neg, wrapped, i32);
-        li_note(c, "node %u: Gather indices computed as INT32", c->node_index);
+        /* INT64 ids arrive through the boundary CAST to INT32 (import.c): ids past the int32
+           range would wrap there; any id outside [-dim, dim) makes GATHER fail at run time
+           (tensorflow/lite/kernels/gather.cc: "Gather index out of bounds") */
+        li_note(c, "node %u: Gather indices computed as INT32 (they must lie in [-%lld, %lld))", c->node_index,
+                (long long)dim, (long long)dim);
     }
     return li_out(c, 0, LI_OP(c, LG_OP_GATHER, &o, -1, x->t, it), x->onnx_type);
 }

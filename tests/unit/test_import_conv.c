@@ -1,6 +1,7 @@
 /* Importer: Conv (padding forms, depthwise), BatchNormalization folding. Expected values
    derived by hand in the comments. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "lg/lg.h"
 #include "test_import_util.h"
@@ -164,4 +165,119 @@ LG_TEST(import_conv_transpose_1d_output_padding) {
     }
     lg_model_free(m);
     ti_free(t);
+}
+
+/* Grouped 1-D ConvTranspose (group 2, C = 2, M/group = 1), kernel 2, stride 2:
+   y_g[2i + k] = x_g[i] * w_g[k] + b_g.
+   x0 = [1, 2], w0 = [1, 2], b0 = 0.5: [1, 2, 2, 4] + 0.5 = [1.5, 2.5, 2.5, 4.5]
+   x1 = [3, 4], w1 = [3, 4], b1 = -1:  [9, 12, 12, 16] - 1 = [8, 11, 11, 15]
+   Near-miss: the same weights with group 1 are one output channel summing both inputs
+   ([10, 14, 14, 20] + 0.5) and stay one TRANSPOSE_CONV without SPLIT/CONCATENATION. */
+static ti_model *ct_grouped_model(int64_t group) {
+    ti_model *t = ti_new(13);
+    ti_input(t, "x", LG_ONNX_FLOAT, (const int64_t[]){1, 2, 2}, 3);
+    ti_init(t, "w", LG_ONNX_FLOAT, (const int64_t[]){2, 1, 2}, 3, (const float[]){1, 2, 3, 4});
+    if (group == 2) ti_init(t, "b", LG_ONNX_FLOAT, (const int64_t[]){2}, 1, (const float[]){0.5f, -1});
+    else ti_init(t, "b", LG_ONNX_FLOAT, (const int64_t[]){1}, 1, (const float[]){0.5f});
+    ti_node(t, "ConvTranspose", "x,w,b", "y");
+    ti_attr_ints(t, "strides", (const int64_t[]){2}, 1);
+    ti_attr_i(t, "group", group);
+    ti_output(t, "y");
+    return t;
+}
+
+LG_TEST(import_conv_transpose_grouped_1d) {
+    ti_model *t = ct_grouped_model(2);
+    lg_model *m = NULL;
+    lg_error err;
+    CHECK_OK(ti_import(t, false, &m, NULL, &err), &err);
+    if (m) {
+        CHECK_EQ_INT(ti_count_ops(m, LG_OP_TRANSPOSE_CONV), 2);
+        CHECK_EQ_INT(ti_count_ops(m, LG_OP_SPLIT), 1);
+        CHECK_EQ_INT(ti_count_ops(m, LG_OP_CONCATENATION), 1);
+        float y[8];
+        const float *in[1] = {(const float[]){1, 2, 3, 4}};
+        CHECK_EQ_INT(ti_run(m, in, 1, 0, y, 8), 0);
+        const float want[8] = {1.5f, 2.5f, 2.5f, 4.5f, 8, 11, 11, 15};
+        for (int i = 0; i < 8; i++) CHECK_NEAR(y[i], want[i], 1e-6);
+    }
+    lg_model_free(m);
+    ti_free(t);
+    t = ct_grouped_model(1);
+    m = NULL;
+    CHECK_OK(ti_import(t, false, &m, NULL, &err), &err);
+    if (m) {
+        CHECK_EQ_INT(ti_count_ops(m, LG_OP_TRANSPOSE_CONV), 1);
+        CHECK_EQ_INT(ti_count_ops(m, LG_OP_SPLIT), 0);
+        CHECK_EQ_INT(ti_count_ops(m, LG_OP_CONCATENATION), 0);
+        float y[4];
+        const float *in[1] = {(const float[]){1, 2, 3, 4}};
+        CHECK_EQ_INT(ti_run(m, in, 1, 0, y, 4), 0);
+        const float want[4] = {10.5f, 14.5f, 14.5f, 20.5f};
+        for (int i = 0; i < 4; i++) CHECK_NEAR(y[i], want[i], 1e-6);
+    }
+    lg_model_free(m);
+    ti_free(t);
+}
+
+/* Depthwise 2-D ConvTranspose (group = C = 2), kernel 1x2, stride 5, pads 1 on each W side.
+   x = [1, 2, 1, 2]: H: full (1-1)*5 + 1 = 1; W: full (2-1)*5 + 2 = 7, y[5i + k] = x[i] w[k]:
+   ch0 x [1, 2], w [1, 2]:  [1, 2, 0, 0, 0, 2, 4] -> cropped [2, 0, 0, 0, 2]
+   ch1 x [3, 4], w [-1, 1]: [-3, 3, 0, 0, 0, -4, 4] -> cropped [3, 0, 0, 0, -4] */
+LG_TEST(import_conv_transpose_depthwise_stride5) {
+    ti_model *t = ti_new(17);
+    ti_input(t, "x", LG_ONNX_FLOAT, (const int64_t[]){1, 2, 1, 2}, 4);
+    ti_init(t, "w", LG_ONNX_FLOAT, (const int64_t[]){2, 1, 1, 2}, 4, (const float[]){1, 2, -1, 1});
+    ti_node(t, "ConvTranspose", "x,w", "y");
+    ti_attr_ints(t, "strides", (const int64_t[]){5, 5}, 2);
+    ti_attr_ints(t, "pads", (const int64_t[]){0, 1, 0, 1}, 4);
+    ti_attr_i(t, "group", 2);
+    ti_output(t, "y");
+    lg_model *m = NULL;
+    lg_error err;
+    CHECK_OK(ti_import(t, false, &m, NULL, &err), &err);
+    if (m) {
+        float y[10];
+        const float *in[1] = {(const float[]){1, 2, 3, 4}};
+        CHECK_EQ_INT(ti_run(m, in, 1, 0, y, 10), 0);
+        const float want[10] = {2, 0, 0, 0, 2, 3, 0, 0, 0, -4};
+        for (int i = 0; i < 10; i++) CHECK_NEAR(y[i], want[i], 1e-6);
+    }
+    lg_model_free(m);
+    ti_free(t);
+}
+
+/* 9 groups (past SPLIT's 8 outputs in the lowering: one slice per group), 1-D, kernel 1:
+   channel c is x_c * w_c with w_c = c + 1 and x_c = 2: y_c = 2 (c + 1). A group that does not
+   divide the channels (group 2 of 9) is refused as malformed. */
+LG_TEST(import_conv_transpose_many_groups) {
+    float w[9], x[9];
+    for (int i = 0; i < 9; i++) w[i] = (float)(i + 1), x[i] = 2;
+    for (int pass = 0; pass < 2; pass++) {
+        ti_model *t = ti_new(17);
+        ti_input(t, "x", LG_ONNX_FLOAT, (const int64_t[]){1, 9, 1}, 3);
+        ti_init(t, "w", LG_ONNX_FLOAT, (const int64_t[]){9, 1, 1}, 3, w);
+        ti_node(t, "ConvTranspose", "x,w", "y");
+        ti_attr_i(t, "group", pass == 0 ? 9 : 2);
+        ti_output(t, "y");
+        lg_model *m = NULL;
+        lg_error err;
+        lg_status st = ti_import(t, false, &m, NULL, &err);
+        if (pass == 1) {
+            CHECK_EQ_INT(st, LG_ERR_FORMAT);
+            CHECK(strstr(err.msg, "group 2") != NULL);
+        } else {
+            CHECK_OK(st, &err);
+        }
+        if (m) {
+            CHECK_EQ_INT(ti_count_ops(m, LG_OP_TRANSPOSE_CONV), 9);
+            CHECK_EQ_INT(ti_count_ops(m, LG_OP_SPLIT), 0);
+            float y[9];
+            const float *in[1] = {x};
+            CHECK_EQ_INT(ti_run(m, in, 1, 0, y, 9), 0);
+            for (int i = 0; i < 9; i++) CHECK_NEAR(y[i], 2.0f * (float)(i + 1), 1e-6);
+        }
+        lg_model_free(m);
+        ti_free(t);
+    }
 }

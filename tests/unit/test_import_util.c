@@ -179,6 +179,28 @@ int ti_run(const lg_model *m, const float *const *inputs, uint32_t n_inputs, uin
     return rc;
 }
 
+int ti_run_typed(const lg_model *m, const void *const *inputs, const lg_dtype *in_types, uint32_t n_inputs,
+                 uint32_t k, lg_dtype out_type, void *out, size_t n) {
+    lg_interp *it = NULL;
+    lg_run_options ro;
+    memset(&ro, 0, sizeof ro);
+    lg_error err;
+    if (lg_interp_create(m, &ro, &it, &err) != LG_OK) return -1;
+    int rc = 0;
+    for (uint32_t i = 0; i < n_inputs && !rc; i++) {
+        lg_tensor_view v;
+        lg_interp_input(it, i, &v);
+        if (lg_interp_set_input(it, i, in_types[i], inputs[i], (uint64_t)v.numel * (uint64_t)(lg_dtype_bits(in_types[i]) / 8), &err) != LG_OK)
+            rc = -2;
+    }
+    if (!rc && lg_interp_invoke(it, &err) != LG_OK) rc = -3;
+    lg_tensor_view v;
+    if (!rc && (lg_interp_output(it, k, &v) != LG_OK || (size_t)v.numel != n || v.type != out_type)) rc = -4;
+    if (!rc) memcpy(out, v.data, n * (size_t)(lg_dtype_bits(out_type) / 8));
+    lg_interp_free(it);
+    return rc;
+}
+
 int ti_count_ops(const lg_model *m, int32_t code) {
     int n = 0;
     for (uint32_t i = 0; i < m->subgraphs[0].n_ops; i++)

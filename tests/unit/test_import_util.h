@@ -27,6 +27,10 @@ const lg_onnx_model *ti_model_of(ti_model *t);
 lg_status ti_import(ti_model *t, bool raw, lg_model **m, lg_import_report **rep, lg_error *err);
 int ti_run(const lg_model *m, const float *const *inputs, uint32_t n_inputs, uint32_t k, float *out,
            size_t n);
+/* Same with typed inputs (in_types[i] the TFLite type of input i, its data numel elements)
+   and output k of type out_type copied into out (n elements). */
+int ti_run_typed(const lg_model *m, const void *const *inputs, const lg_dtype *in_types, uint32_t n_inputs,
+                 uint32_t k, lg_dtype out_type, void *out, size_t n);
 /* number of ops with this builtin code in subgraph 0 */
 int ti_count_ops(const lg_model *m, int32_t code);
 #endif
