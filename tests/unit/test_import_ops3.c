@@ -1,0 +1,151 @@
+/* Importer: Trilu, Mod, GroupNormalization, Einsum (src/import/lower_index.c,
+   lower_elementwise.c, lower_reduce.c, lower_einsum.c). Expected values derived by hand in
+   the comments. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lg/lg.h"
+#include "test_import_util.h"
+#include "tf.h"
+
+static ti_model *trilu_model(int32_t dtype, int64_t upper, const int64_t *k) {
+    ti_model *t = ti_new(14);
+    ti_input(t, "x", dtype, (const int64_t[]){2, 3}, 2);
+    if (k) ti_init(t, "k", LG_ONNX_INT64, NULL, 0, k);
+    ti_node(t, "Trilu", k ? "x,k" : "x", "y");
+    ti_attr_i(t, "upper", upper);
+    ti_output(t, "y");
+    return t;
+}
+
+/* x = [[1, inf, 3], [NaN, 5, 6]], upper, k = 1 keeps j - i >= 1: (0,1), (0,2), (1,2):
+   [[0, inf, 3], [0, 0, 6]]. The NaN at (1, 0) must become 0 (a MUL by a 0/1 mask would give
+   NaN: the near-miss), and no MUL is emitted. */
+LG_TEST(import_trilu_upper_float_inf_nan) {
+    ti_model *t = trilu_model(LG_ONNX_FLOAT, 1, (const int64_t[]){1});
+    lg_model *m = NULL;
+    lg_error err;
+    CHECK_OK(ti_import(t, false, &m, NULL, &err), &err);
+    if (m) {
+        CHECK_EQ_INT(ti_count_ops(m, LG_OP_SELECT_V2), 1);
+        CHECK_EQ_INT(ti_count_ops(m, LG_OP_MUL), 0);
+        const float x[6] = {1, INFINITY, 3, NAN, 5, 6};
+        const float *in[1] = {x};
+        float y[6];
+        CHECK_EQ_INT(ti_run(m, in, 1, 0, y, 6), 0);
+        const float want[6] = {0, INFINITY, 3, 0, 0, 6};
+        for (int i = 0; i < 6; i++) CHECK(y[i] == want[i]);
+    }
+    lg_model_free(m);
+    ti_free(t);
+}
+
+/* INT32 x = [[1, 2, 3], [4, 5, 6]], lower, default k = 0 keeps j <= i: [[1, 0, 0], [4, 5, 0]];
+   the near-miss k = -1 keeps j <= i - 1 only: [[0, 0, 0], [4, 0, 0]]. */
+static void trilu_int_check(const int64_t *k, const int32_t *want) {
+    ti_model *t = trilu_model(LG_ONNX_INT32, 0, k);
+    lg_model *m = NULL;
+    lg_error err;
+    CHECK_OK(ti_import(t, false, &m, NULL, &err), &err);
+    if (m) {
+        const int32_t x[6] = {1, 2, 3, 4, 5, 6};
+        const void *in[1] = {x};
+        const lg_dtype ty[1] = {LG_INT32};
+        int32_t y[6];
+        CHECK_EQ_INT(ti_run_typed(m, in, ty, 1, 0, LG_INT32, y, 6), 0);
+        for (int i = 0; i < 6; i++) CHECK_EQ_INT(y[i], want[i]);
+    }
+    lg_model_free(m);
+    ti_free(t);
+}
+
+LG_TEST(import_trilu_lower_int) {
+    trilu_int_check(NULL, (const int32_t[]){1, 0, 0, 4, 5, 0});
+    trilu_int_check((const int64_t[]){-1}, (const int32_t[]){0, 0, 0, 4, 0, 0});
+}
+
+/* rank 1 is malformed; a runtime k is unsupported */
+LG_TEST(import_trilu_bad) {
+    ti_model *t = ti_new(14);
+    ti_input(t, "x", LG_ONNX_FLOAT, (const int64_t[]){3}, 1);
+    ti_node(t, "Trilu", "x", "y");
+    ti_output(t, "y");
+    lg_model *m = NULL;
+    lg_error err;
+    CHECK_EQ_INT(ti_import(t, false, &m, NULL, &err), LG_ERR_FORMAT);
+    lg_model_free(m);
+    ti_free(t);
+    t = ti_new(14);
+    ti_input(t, "x", LG_ONNX_FLOAT, (const int64_t[]){2, 3}, 2);
+    ti_input(t, "k", LG_ONNX_INT64, NULL, 0);
+    ti_node(t, "Trilu", "x,k", "y");
+    ti_output(t, "y");
+    m = NULL;
+    CHECK_EQ_INT(ti_import(t, false, &m, NULL, &err), LG_ERR_UNSUPPORTED);
+    CHECK(strstr(err.msg, "computed at run time") != NULL);
+    lg_model_free(m);
+    ti_free(t);
+}
+
+static ti_model *mod_model(int32_t dtype, int64_t fmod) {
+    ti_model *t = ti_new(13);
+    ti_input(t, "a", dtype, (const int64_t[]){4}, 1);
+    ti_input(t, "b", dtype, (const int64_t[]){4}, 1);
+    ti_node(t, "Mod", "a,b", "y");
+    ti_attr_i(t, "fmod", fmod);
+    ti_output(t, "y");
+    return t;
+}
+
+/* INT32 a = [7, -7, 7, -7], b = [3, 3, -3, -3]. fmod = 0 (the divisor's sign, Python %):
+   [1, 2, -2, -1]; fmod = 1 (the dividend's sign, C %): [1, -1, 1, -1]. The near-miss: the
+   two differ exactly where the signs of a and b differ. */
+static void mod_int_check(int64_t fmod, const int32_t *want) {
+    ti_model *t = mod_model(LG_ONNX_INT32, fmod);
+    lg_model *m = NULL;
+    lg_error err;
+    CHECK_OK(ti_import(t, false, &m, NULL, &err), &err);
+    if (m) {
+        const int32_t a[4] = {7, -7, 7, -7}, b[4] = {3, 3, -3, -3};
+        const void *in[2] = {a, b};
+        const lg_dtype ty[2] = {LG_INT32, LG_INT32};
+        int32_t y[4];
+        CHECK_EQ_INT(ti_run_typed(m, in, ty, 2, 0, LG_INT32, y, 4), 0);
+        for (int i = 0; i < 4; i++) CHECK_EQ_INT(y[i], want[i]);
+    }
+    lg_model_free(m);
+    ti_free(t);
+}
+
+LG_TEST(import_mod_int) {
+    mod_int_check(0, (const int32_t[]){1, 2, -2, -1});
+    mod_int_check(1, (const int32_t[]){1, -1, 1, -1});
+}
+
+/* float fmod = 1: a = [5.5, -5.5, 5.5, -5.5], b = [2, 2, -2, -2]: C fmodf gives
+   [1.5, -1.5, 1.5, -1.5] exactly (the floor form would give [1.5, 0.5, -0.5, -1.5]).
+   fmod = 0 on floats is malformed (ONNX requires fmod = 1). */
+LG_TEST(import_mod_float_fmod) {
+    ti_model *t = mod_model(LG_ONNX_FLOAT, 1);
+    lg_model *m = NULL;
+    lg_error err;
+    CHECK_OK(ti_import(t, false, &m, NULL, &err), &err);
+    if (m) {
+        const float a[4] = {5.5f, -5.5f, 5.5f, -5.5f}, b[4] = {2, 2, -2, -2};
+        const float *in[2] = {a, b};
+        float y[4];
+        CHECK_EQ_INT(ti_run(m, in, 2, 0, y, 4), 0);
+        const float want[4] = {1.5f, -1.5f, 1.5f, -1.5f};
+        for (int i = 0; i < 4; i++) CHECK(y[i] == want[i]);
+    }
+    lg_model_free(m);
+    ti_free(t);
+    t = mod_model(LG_ONNX_FLOAT, 0);
+    m = NULL;
+    CHECK_EQ_INT(ti_import(t, false, &m, NULL, &err), LG_ERR_FORMAT);
+    CHECK(strstr(err.msg, "fmod") != NULL);
+    lg_model_free(m);
+    ti_free(t);
+}
