@@ -149,3 +149,52 @@ LG_TEST(import_mod_float_fmod) {
     lg_model_free(m);
     ti_free(t);
 }
+
+/* GroupNormalization, x [1, 4, 2] = channels [1, 3], [1, 3], [0, 0], [4, 4], 2 groups,
+   epsilon 0. Group 0 (channels 0, 1) = [1, 3, 1, 3]: mean 2, variance 1 -> [-1, 1, -1, 1];
+   group 1 = [0, 0, 4, 4]: mean 2, variance 4, 1/std 0.5 -> [-1, -1, 1, 1].
+   Opset 21, per channel scale [1, 2, 3, 4], bias [0, 10, 20, 30]:
+     [-1, 1], [8, 12], [17, 17], [34, 34].
+   Opset 18, per group scale [1, 2], bias [0, 10] (the near-miss: same data, the other rule):
+     [-1, 1], [-1, 1], [8, 8], [12, 12]. */
+static ti_model *gn_model(int64_t opset, int64_t n_sb, const float *s, const float *b) {
+    ti_model *t = ti_new(opset);
+    ti_input(t, "x", LG_ONNX_FLOAT, (const int64_t[]){1, 4, 2}, 3);
+    ti_init(t, "s", LG_ONNX_FLOAT, (const int64_t[]){n_sb}, 1, s);
+    ti_init(t, "b", LG_ONNX_FLOAT, (const int64_t[]){n_sb}, 1, b);
+    ti_node(t, "GroupNormalization", "x,s,b", "y");
+    ti_attr_i(t, "num_groups", 2);
+    ti_attr_f(t, "epsilon", 0);
+    ti_output(t, "y");
+    return t;
+}
+
+static void gn_check(ti_model *t, const float *want) {
+    lg_model *m = NULL;
+    lg_error err;
+    CHECK_OK(ti_import(t, false, &m, NULL, &err), &err);
+    if (m) {
+        const float x[8] = {1, 3, 1, 3, 0, 0, 4, 4};
+        const float *in[1] = {x};
+        float y[8];
+        CHECK_EQ_INT(ti_run(m, in, 1, 0, y, 8), 0);
+        for (int i = 0; i < 8; i++) CHECK_NEAR(y[i], want[i], 1e-5);
+    }
+    lg_model_free(m);
+    ti_free(t);
+}
+
+LG_TEST(import_groupnorm_per_channel_and_per_group) {
+    gn_check(gn_model(21, 4, (const float[]){1, 2, 3, 4}, (const float[]){0, 10, 20, 30}),
+             (const float[]){-1, 1, 8, 12, 17, 17, 34, 34});
+    gn_check(gn_model(18, 2, (const float[]){1, 2}, (const float[]){0, 10}),
+             (const float[]){-1, 1, -1, 1, 8, 8, 12, 12});
+    /* a per-channel scale at opset 18 is malformed */
+    ti_model *t = gn_model(18, 4, (const float[]){1, 2, 3, 4}, (const float[]){0, 10, 20, 30});
+    lg_model *m = NULL;
+    lg_error err;
+    CHECK_EQ_INT(ti_import(t, false, &m, NULL, &err), LG_ERR_FORMAT);
+    CHECK(strstr(err.msg, "per group") != NULL);
+    lg_model_free(m);
+    ti_free(t);
+}
