@@ -198,3 +198,58 @@ LG_TEST(import_groupnorm_per_channel_and_per_group) {
     lg_model_free(m);
     ti_free(t);
 }
+
+static ti_model *einsum_model(const char *eq, const int64_t *da, uint32_t ra, const int64_t *db, uint32_t rb) {
+    ti_model *t = ti_new(12);
+    ti_input(t, "a", LG_ONNX_FLOAT, da, ra);
+    ti_input(t, "b", LG_ONNX_FLOAT, db, rb);
+    ti_node(t, "Einsum", "a,b", "y");
+    ti_attr_s(t, "equation", eq);
+    ti_output(t, "y");
+    return t;
+}
+
+static void einsum_check(ti_model *t, const float *a, const float *b, const float *want, int n) {
+    lg_model *m = NULL;
+    lg_error err;
+    CHECK_OK(ti_import(t, false, &m, NULL, &err), &err);
+    if (m) {
+        CHECK_EQ_INT(ti_count_ops(m, LG_OP_BATCH_MATMUL), 1);
+        const float *in[2] = {a, b};
+        float y[8];
+        CHECK_EQ_INT(ti_run(m, in, 2, 0, y, (size_t)n), 0);
+        for (int i = 0; i < n; i++) CHECK_NEAR(y[i], want[i], 0);
+    }
+    lg_model_free(m);
+    ti_free(t);
+}
+
+/* A = [[1, 2], [3, 4]], B = [[5, 6], [7, 8]]. "ij,kj->ki": y[k][i] = B[k] . A[i]:
+   [[5+12, 15+24], [7+16, 21+32]] = [17, 39, 23, 53]; the near-miss "ij,kj->ik" is its
+   transpose [17, 23, 39, 53]; implicit "ij,jk" is A B = [[5+14, 6+16], [15+28, 18+32]]
+   = [19, 22, 43, 50]. Batched "bij,bjk->bik" with A [2, 1, 2] = [[1, 2]], [[3, 4]] and
+   B [2, 2, 1] = [[5], [6]], [[7], [8]]: [1*5 + 2*6, 3*7 + 4*8] = [17, 53]. */
+LG_TEST(import_einsum_matmul_family) {
+    const float a[4] = {1, 2, 3, 4}, b[4] = {5, 6, 7, 8};
+    const int64_t d22[2] = {2, 2};
+    einsum_check(einsum_model("ij,kj->ki", d22, 2, d22, 2), a, b, (const float[]){17, 39, 23, 53}, 4);
+    einsum_check(einsum_model("ij,kj->ik", d22, 2, d22, 2), a, b, (const float[]){17, 23, 39, 53}, 4);
+    einsum_check(einsum_model("ij,jk", d22, 2, d22, 2), a, b, (const float[]){19, 22, 43, 50}, 4);
+    einsum_check(einsum_model("bij,bjk->bik", (const int64_t[]){2, 1, 2}, 3, (const int64_t[]){2, 2, 1}, 3), a, b,
+                 (const float[]){17, 53}, 2);
+}
+
+/* a diagonal (a letter repeated in a term) and a letter summed away in one operand: refused */
+LG_TEST(import_einsum_refused) {
+    const int64_t d22[2] = {2, 2};
+    const char *eqs[2] = {"ii,ij->j", "ij,jk->k"};
+    for (int i = 0; i < 2; i++) {
+        ti_model *t = einsum_model(eqs[i], d22, 2, d22, 2);
+        lg_model *m = NULL;
+        lg_error err;
+        CHECK_EQ_INT(ti_import(t, false, &m, NULL, &err), LG_ERR_UNSUPPORTED);
+        CHECK(strstr(err.msg, "Einsum") != NULL);
+        lg_model_free(m);
+        ti_free(t);
+    }
+}
