@@ -141,6 +141,7 @@ extern const li_op_entry li_ops_reduce[];
 extern const li_op_entry li_ops_resize[];
 extern const li_op_entry li_ops_index[];
 extern const li_op_entry li_ops_grid[];
+extern const li_op_entry li_ops_einsum[];
 
 LG_INTERNAL int64_t li_norm_axis(int64_t a, int rank);
 LG_INTERNAL void li_note(li_ctx *c, const char *fmt, ...) LGI_PRINTF(2, 3);

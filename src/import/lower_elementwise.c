@@ -215,6 +215,40 @@ static lg_status lower_binary(li_ctx *c) {
     return li_unsupported(c, "no lowering");
 }
 
+/* Mod. fmod = 0 (integers only; ONNX: a float input needs fmod = 1): the remainder with the
+   sign of the divisor, TFLite's FLOOR_MOD (tensorflow/lite/kernels/floor_mod.cc:
+   r = a % b, r + b when r != 0 and its sign differs from b's). fmod = 1, the sign of the
+   dividend (C fmod):
+   - floats: fmod(x, y) = sign(x) fmod(|x|, |y|) (C11 7.12.10.1: x - n y with the sign of x,
+     |r| < |y|). FLOOR_MOD of |x|, |y| is fmodf of non-negative operands, which is exact and
+     never adjusted; the sign is restored by a select on x < 0 (NEG is exact). So exact; a NaN,
+     an infinite x or y = 0 give NaN as fmod does.
+   - integers: r = FLOOR_MOD(x, y) has y's sign when r != 0; C's truncated remainder is r - y
+     when r != 0 and x, y differ in sign (|r| < |y|, same signs: no overflow), else r. */
+static lg_status lower_mod(li_ctx *c) {
+    const li_val *a = li_need(c, 0), *b = li_need(c, 1);
+    LI_TRY(c);
+    lg_dtype ty = li_type(c, a->t);
+    if (ty != li_type(c, b->t)) return li_bad(c, LG_ERR_FORMAT, "inputs of different types");
+    if (ty != LG_FLOAT32 && ty != LG_INT32)
+        return li_unsupported(c, "Mod of %s", lg_onnx_dtype_name(a->onnx_type));
+    bool fm = li_attr_i(c->node, "fmod", 0) != 0;
+    if (ty == LG_FLOAT32 && !fm) return li_bad(c, LG_ERR_FORMAT, "Mod of floats with fmod = 0 (ONNX requires fmod = 1)");
+    if (!fm) return li_out(c, 0, li_binary(c, LG_OP_FLOOR_MOD, a->t, b->t), a->onnx_type);
+    if (ty == LG_FLOAT32) {
+        int32_t r = li_binary(c, LG_OP_FLOOR_MOD, li_unary(c, LG_OP_ABS, a->t), li_unary(c, LG_OP_ABS, b->t));
+        int32_t neg = li_binary(c, LG_OP_LESS, a->t, li_kf(c, 0));
+        int32_t y = LI_OP(c, LG_OP_SELECT_V2, NULL, -1, neg, li_unary(c, LG_OP_NEG, r), r);
+        return li_out(c, 0, y, a->onnx_type);
+    }
+    int32_t zero = li_ki(c, 0);
+    int32_t r = li_binary(c, LG_OP_FLOOR_MOD, a->t, b->t);
+    int32_t differ = li_binary(c, LG_OP_NOT_EQUAL, li_binary(c, LG_OP_LESS, a->t, zero), li_binary(c, LG_OP_LESS, b->t, zero));
+    int32_t fix = li_binary(c, LG_OP_LOGICAL_AND, li_binary(c, LG_OP_NOT_EQUAL, r, zero), differ);
+    int32_t y = LI_OP(c, LG_OP_SELECT_V2, NULL, -1, fix, li_binary(c, LG_OP_SUB, r, b->t), r);
+    return li_out(c, 0, y, a->onnx_type);
+}
+
 static lg_status lower_pow(li_ctx *c) {
     const li_val *a = li_need(c, 0), *b = li_need(c, 1);
     LI_TRY(c);
@@ -345,6 +379,7 @@ const li_op_entry li_ops_elementwise[] = {
     {"Less", 7, 99, lower_binary},     {"GreaterOrEqual", 12, 99, lower_binary},
     {"LessOrEqual", 12, 99, lower_binary}, {"And", 7, 99, lower_binary},  {"Or", 7, 99, lower_binary},
     {"Xor", 7, 99, lower_binary},      {"Pow", 7, 99, lower_pow},
+    {"Mod", 10, 99, lower_mod},
     {"Max", 8, 99, lower_variadic},    {"Min", 8, 99, lower_variadic},    {"Sum", 8, 99, lower_variadic},
     {"Mean", 8, 99, lower_variadic},   {"Where", 9, 99, lower_where},     {"Clip", 6, 99, lower_clip},
     {"Cast", 6, 99, lower_cast},       {"Identity", 1, 99, lower_identity},

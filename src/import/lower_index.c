@@ -1,4 +1,9 @@
-/* Lowerings of the selection and indexing ops: TopK, and CumSum.
+/* Lowerings of the selection and indexing ops: TopK, CumSum and Trilu.
+ *
+ * Trilu -> SELECT_V2(mask, x, 0) with a constant BOOL mask over the last two dims, built here
+ * from the static shape: upper keeps element (i, j) where j - i >= k, lower where j - i <= k
+ * (the ONNX definition). A select, not a MUL by a 0/1 mask: x * 0 is NaN for an inf or NaN x,
+ * where Trilu gives 0.
  *
  * CumSum -> CUMSUM with the same exclusive and reverse flags (tensorflow/lite/kernels/cumsum.cc
  * takes a constant INT32 axis; float and INT32 values), summing in order along the axis as
@@ -94,7 +99,35 @@ static lg_status lower_cumsum(li_ctx *c) {
     return li_out(c, 0, LI_OP(c, LG_OP_CUMSUM, &o, -1, x->t, li_ki(c, axis)), x->onnx_type);
 }
 
+static lg_status lower_trilu(li_ctx *c) {
+    const li_val *x = li_need(c, 0), *kv = li_in(c, 1);
+    LI_TRY(c);
+    int r = li_rank(c, x->t);
+    if (r < 2) return li_bad(c, LG_ERR_FORMAT, "Trilu of rank %d (at least 2)", r);
+    int64_t k = 0;
+    if (kv) {
+        int64_t kk[2];
+        uint32_t n = 0;
+        if (!li_const_ints(c, kv->t, kk, 2, &n)) return li_unsupported(c, "k (input 1) is computed at run time (it must be constant)");
+        if (n != 1) return li_bad(c, LG_ERR_FORMAT, "k holds %u values", n);
+        k = kk[0];
+    }
+    int64_t h = li_dim(c, x->t, r - 2), w = li_dim(c, x->t, r - 1);
+    if (h < 0 || w < 0) return li_unsupported(c, "Trilu over dynamic dims");
+    if (h == 0 || w == 0) return li_out(c, 0, x->t, x->onnx_type);
+    bool upper = li_attr_i(c->node, "upper", 1) != 0;
+    uint8_t *mask = malloc((size_t)(h * w));
+    if (!mask) return c->st = lgi_fail(c->err, LG_ERR_NOMEM, "out of memory");
+    for (int64_t i = 0; i < h; i++)
+        for (int64_t j = 0; j < w; j++) mask[i * w + j] = upper ? (j - i >= k) : (j - i <= k);
+    int32_t m = li_konst(c, LG_BOOL, (const int64_t[]){h, w}, 2, mask, (uint64_t)(h * w));
+    free(mask);
+    int32_t y = LI_OP(c, LG_OP_SELECT_V2, NULL, -1, m, x->t, li_kscalar_like(c, x->t, 0));
+    return li_out(c, 0, y, x->onnx_type);
+}
+
 const li_op_entry li_ops_index[] = {
+    {"Trilu", 14, 99, lower_trilu},
     {"TopK", 1, 99, lower_topk},
     {"CumSum", 11, 99, lower_cumsum},
     {NULL, 0, 0, NULL},

@@ -7,7 +7,11 @@
  *  - MaxPool/AveragePool: PAD (-inf for max, 0 for average) + VALID pool between TRANSPOSEs;
  *    ceil_mode extends the end padding; an average's divisor (padding counted or not) is
  *    corrected by a constant per-position factor when it is not the window size.
- *  - LayerNormalization / InstanceNormalization: MEAN, SUB, MUL, MEAN, ADD eps, RSQRT, MUL. */
+ *  - LayerNormalization / InstanceNormalization: MEAN, SUB, MUL, MEAN, ADD eps, RSQRT, MUL.
+ *  - GroupNormalization: x [N, C, D...] reshaped to [N, G, C/G * D...], normalized over the
+ *    last axis as above, then the scale and bias: per group ([G]) at opset 18-20, per
+ *    channel ([C]) since opset 21 (the change of onnx/docs/Changelog.md, GroupNormalization-21),
+ *    applied on the right view. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -315,6 +319,48 @@ static lg_status lower_instnorm(li_ctx *c) {
     return li_out(c, 0, y, x->onnx_type);
 }
 
+static lg_status lower_groupnorm(li_ctx *c) {
+    const li_val *x = li_need(c, 0), *sc = li_need(c, 1), *b = li_need(c, 2);
+    LI_TRY(c);
+    if (li_type(c, x->t) != LG_FLOAT32) return li_unsupported(c, "non-float input");
+    if (li_attr_i(c->node, "stash_type", 1) != 1) return li_unsupported(c, "stash_type");
+    int r = li_rank(c, x->t);
+    if (r < 2) return li_bad(c, LG_ERR_FORMAT, "rank %d (at least 2)", r);
+    const lg_onnx_attr *ga = li_attr(c->node, "num_groups");
+    if (!ga) return li_bad(c, LG_ERR_FORMAT, "no num_groups attribute");
+    int64_t g = ga->i, xd[LG_MAX_RANK], k = 1;
+    for (int i = 0; i < r; i++) {
+        if ((xd[i] = li_dim(c, x->t, i)) < 0) return li_unsupported(c, "dynamic dim %d", i);
+        if (i >= 2) k *= xd[i];
+    }
+    int64_t ch = xd[1];
+    if (g <= 0 || ch % g != 0) return li_bad(c, LG_ERR_FORMAT, "num_groups %lld for %lld channels", (long long)g, (long long)ch);
+    bool per_channel = c->opset >= 21;
+    int64_t want = per_channel ? ch : g;
+    lg_shape ss = li_shape(c, sc->t), bs = li_shape(c, b->t);
+    if (ss.rank != 1 || ss.dim[0] != want || bs.rank != 1 || bs.dim[0] != want)
+        return li_bad(c, LG_ERR_FORMAT, "scale and bias must be [%lld] (%s)", (long long)want,
+                      per_channel ? "per channel since opset 21" : "per group before opset 21");
+    int64_t gd[3] = {xd[0], g, ch / g * k};
+    int32_t y = normalize(c, li_reshape(c, x->t, gd, 3), (const int64_t[]){2}, 1,
+                          li_attr_f(c->node, "epsilon", 1e-5f), NULL, NULL);
+    int64_t pd[LG_MAX_RANK];
+    if (per_channel) {
+        y = li_reshape(c, y, xd, (uint32_t)r);
+        pd[0] = ch;
+        for (int i = 1; i < r - 1; i++) pd[i] = 1;
+        y = li_binary(c, LG_OP_MUL, y, li_reshape(c, sc->t, pd, (uint32_t)(r - 1)));
+        y = li_binary(c, LG_OP_ADD, y, li_reshape(c, b->t, pd, (uint32_t)(r - 1)));
+    } else {
+        pd[0] = g;
+        pd[1] = 1;
+        y = li_binary(c, LG_OP_MUL, y, li_reshape(c, sc->t, pd, 2));
+        y = li_binary(c, LG_OP_ADD, y, li_reshape(c, b->t, pd, 2));
+        y = li_reshape(c, y, xd, (uint32_t)r);
+    }
+    return li_out(c, 0, y, x->onnx_type);
+}
+
 const li_op_entry li_ops_reduce[] = {
     {"ReduceMean", 1, 99, lower_reduce},      {"ReduceSum", 1, 99, lower_reduce},
     {"ReduceMax", 1, 99, lower_reduce},       {"ReduceMin", 1, 99, lower_reduce},
@@ -327,5 +373,6 @@ const li_op_entry li_ops_reduce[] = {
     {"GlobalAveragePool", 1, 99, lower_global_pool}, {"GlobalMaxPool", 1, 99, lower_global_pool},
     {"LayerNormalization", 17, 99, lower_layernorm},
     {"InstanceNormalization", 6, 99, lower_instnorm},
+    {"GroupNormalization", 18, 99, lower_groupnorm},
     {NULL, 0, 0, NULL},
 };
