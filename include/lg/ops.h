@@ -60,6 +60,12 @@ bool lg_shape_compatible(const lg_shape *a, const lg_shape *b);
    err) when they cannot broadcast. */
 lg_status lg_broadcast(const lg_shape *a, const lg_shape *b, lg_shape *out, lg_error *err);
 
+/* The values of a constant integer tensor (INT8/16/32/64, UINT8/16/32, BOOL), widened: true
+   when t has dense constant data of the size its shape says and at most max values. The one
+   reader of constant shape/axes/permutation tensors for the layers above (passes, import). */
+bool lg_tensor_const_ints(const lg_model *m, const lg_tensor *t, int64_t *out, uint32_t max,
+                          uint32_t *n);
+
 /* ---------------------------------------------------------------- the table */
 
 typedef enum lg_op_family {

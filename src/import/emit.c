@@ -151,20 +151,16 @@ bool li_is_const(li_ctx *c, int32_t t) { return t >= 0 && lg_tensor_is_const(c->
 bool li_const_ints(li_ctx *c, int32_t t, int64_t *out, uint32_t max, uint32_t *n) {
     if (t < 0 || !li_is_const(c, t)) return false;
     const lg_tensor *x = li_t(c, t);
+    if (lg_tensor_const_ints(c->m, x, out, max, n)) return true;
+    /* float constants holding whole numbers (ONNX shape-like values in float tensors) */
     const lg_buffer *b = lg_tensor_buffer(c->m, x);
     int64_t cnt = lg_tensor_numel(x);
-    if (cnt < 0 || (uint64_t)cnt > max) return false;
-    const uint8_t *p = b ? b->data : NULL;
+    if (x->type != LG_FLOAT32 || cnt < 0 || (uint64_t)cnt > max || (cnt && (!b || b->size != (uint64_t)cnt * 4)))
+        return false;
     for (int64_t i = 0; i < cnt; i++) {
-        switch (x->type) {
-        case LG_INT32: out[i] = (int32_t)lgi_rd_u32(p + 4 * i); break;
-        case LG_INT64: out[i] = (int64_t)lgi_rd_u64(p + 8 * i); break;
-        case LG_INT8: out[i] = (int8_t)p[i]; break;
-        case LG_UINT8: case LG_BOOL: out[i] = p[i]; break;
-        case LG_INT16: out[i] = (int16_t)lgi_rd_u16(p + 2 * i); break;
-        case LG_FLOAT32: { float f; memcpy(&f, p + 4 * i, 4); out[i] = (int64_t)f; break; }
-        default: return false;
-        }
+        float f;
+        memcpy(&f, b->data + 4 * i, 4);
+        out[i] = (int64_t)f;
     }
     *n = (uint32_t)cnt;
     return true;

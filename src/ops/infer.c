@@ -165,6 +165,22 @@ static int int_elem(int8_t type, const uint8_t *p, uint64_t i, int64_t *v) {
     }
 }
 
+bool lg_tensor_const_ints(const lg_model *m, const lg_tensor *t, int64_t *out, uint32_t max,
+                          uint32_t *n) {
+    *n = 0;
+    if (!m || !t || !t->buffer || t->sparsity || t->buffer >= m->n_buffers) return false;
+    const lg_buffer *b = &m->buffers[t->buffer];
+    int64_t cnt = lg_tensor_numel(t);
+    int bits = lg_dtype_bits(t->type);
+    int64_t probe;
+    if (!b->data || cnt < 0 || (uint64_t)cnt > max || bits < 8 ||
+        b->size != (uint64_t)cnt * (uint64_t)(bits / 8) || (cnt && !int_elem(t->type, b->data, 0, &probe)))
+        return false;
+    for (int64_t k = 0; k < cnt; k++) int_elem(t->type, b->data, (uint64_t)k, &out[k]);
+    *n = (uint32_t)cnt;
+    return true;
+}
+
 int lgo_const_ints(const lg_infer_ctx *c, uint32_t i, int64_t *out, uint32_t max, uint32_t *count,
                    lg_status *st) {
     if (st) *st = LG_OK;

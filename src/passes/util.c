@@ -60,20 +60,9 @@ bool lgp_const_all_equal(const lg_pass_ctx *c, int32_t t, float v) {
 }
 
 bool lgp_const_ints(const lg_pass_ctx *c, int32_t t, int64_t *out, uint32_t max, uint32_t *n) {
-    const lg_buffer *b = const_buf(c, t);
-    if (!b) return false;
-    const lg_tensor *x = lgp_tensor(c, t);
-    int64_t k = lg_tensor_numel(x);
-    if (k < 0 || (uint64_t)k > max) return false;
-    if (x->type == LG_INT32 && b->size == (uint64_t)k * 4) {
-        for (int64_t i = 0; i < k; i++) out[i] = (int32_t)lgi_rd_u32(b->data + 4 * i);
-    } else if (x->type == LG_INT64 && b->size == (uint64_t)k * 8) {
-        for (int64_t i = 0; i < k; i++) out[i] = (int64_t)lgi_rd_u64(b->data + 8 * i);
-    } else {
-        return false;
-    }
-    *n = (uint32_t)k;
-    return true;
+    *n = 0;
+    if (t < 0 || (uint32_t)t >= c->m->subgraphs[c->sg].n_tensors) return false;
+    return lg_tensor_const_ints(c->m, lgp_tensor(c, t), out, max, n);
 }
 
 void lgp_skip(lg_pass_ctx *c, const char *fmt, ...) {
