@@ -77,45 +77,10 @@ def tools(stem):
         "ort": ["node", "peers/ort_bench.js", "--threads", str(THREADS)] + common + [stem + ".onnx"],
     }
 
-def run(argv):
-    p = subprocess.run(["sh", "-c", '"$@" & wait $!', "sh"] + argv, capture_output=True, text=True)
-    try:
-        r = json.loads(p.stdout) if p.returncode == 0 else None
-    except ValueError:
-        r = None
-    if not isinstance(r, dict) or not r.get("ok", True):
-        err = r.get("error") if isinstance(r, dict) else (p.stderr.strip().splitlines() or ["no JSON report"])[-1]
-        return {"ok": False, "error": f"exit {p.returncode}: {err}"}
-    r.setdefault("ok", True)
-    return r
+sys.path.insert(0, "bench")
+from sweep import interleaved, median, rss, run, sh  # noqa: E402
 
-def median(xs):
-    s = sorted(xs)
-    m = len(s) // 2
-    return s[m] if len(s) % 2 else (s[m - 1] + s[m]) / 2
-
-def sh(cmd):
-    return subprocess.run(cmd, capture_output=True, text=True, shell=True).stdout.strip()
-
-def rss(r):
-    return r["memory"]["peak_rss_bytes"] if "memory" in r else r.get("process_peak_rss_bytes")
-
-load_start = os.getloadavg()
-samples = {m: {t: [] for t in NAMES} for m in models}
-sweep_load = []
-t_start = time.time()
-for s in range(sweeps):
-    for mi, stem in enumerate(models):
-        cmds = tools(stem)
-        k = (s + mi) % len(NAMES)
-        for name in NAMES[k:] + NAMES[:k]:
-            r = run(cmds[name])
-            samples[stem][name].append(r)
-            msg = f"{r['median_ms']:.2f} ms" if r["ok"] else "FAILED " + r["error"]
-            print(f"  sweep {s + 1}/{sweeps}  {os.path.basename(stem):<20} {name:<8} {msg}", file=sys.stderr)
-    sweep_load.append(round(os.getloadavg()[0], 2))
-elapsed = time.time() - t_start
-load_end = os.getloadavg()
+samples, sweep_load, elapsed, load_start, load_end = interleaved(models, NAMES, tools, sweeps, 20)
 
 results, failed = [], False
 for stem in models:

@@ -93,51 +93,10 @@ def tools(model):
     }
 NAMES = ["f32", "litert", "f16", "f32_f16"]
 
-def run(argv):
-    """One tool run -> its JSON report. Started via sh (fork from a small process), so that the
-    tool's own peak RSS is not floored at this Python process's RSS."""
-    p = subprocess.run(["sh", "-c", '"$@" & wait $!', "sh"] + argv, capture_output=True, text=True)
-    try:
-        r = json.loads(p.stdout) if p.returncode == 0 else None  # one JSON object, on one line or many
-    except ValueError:
-        r = None
-    if not isinstance(r, dict) or not r.get("ok", True):
-        err = r.get("error") if isinstance(r, dict) else (p.stderr.strip().splitlines() or ["no JSON report"])[-1]
-        return {"ok": False, "error": f"exit {p.returncode}: {err}"}
-    r.setdefault("ok", True)
-    return r
+sys.path.insert(0, "bench")
+from sweep import interleaved, median, rss, run, sh  # noqa: E402
 
-def median(xs):
-    s = sorted(xs)
-    m = len(s) // 2
-    return s[m] if len(s) % 2 else (s[m - 1] + s[m]) / 2
-
-def sh(cmd):
-    try:
-        return subprocess.run(cmd, capture_output=True, text=True, shell=True).stdout.strip()
-    except OSError:
-        return ""
-
-def rss(r):  # peak RSS bytes reported by the tool itself
-    return r["memory"]["peak_rss_bytes"] if "memory" in r else r.get("process_peak_rss_bytes")
-
-load_start = os.getloadavg()
-samples = {m: {t: [] for t in NAMES} for m in models}
-sweep_load = []
-t_start = time.time()
-for s in range(sweeps):
-    for mi, model in enumerate(models):
-        cmds = tools(model)
-        k = (s + mi) % len(NAMES)
-        for name in NAMES[k:] + NAMES[:k]:
-            r = run(cmds[name])
-            samples[model][name].append(r)
-            msg = f"{r['median_ms']:.2f} ms" if r["ok"] else "FAILED " + r["error"]
-            print(f"  sweep {s + 1}/{sweeps}  {os.path.basename(model):<36} {name:<8} {msg}", file=sys.stderr)
-    sweep_load.append(round(os.getloadavg()[0], 2))
-    print(f"  sweep {s + 1}/{sweeps} done, load average {sweep_load[-1]:.2f}", file=sys.stderr)
-elapsed = time.time() - t_start
-load_end = os.getloadavg()
+samples, sweep_load, elapsed, load_start, load_end = interleaved(models, NAMES, tools, sweeps, 36)
 
 results, failed = [], False
 for model in models:
