@@ -282,6 +282,9 @@ const char *lg_op_name(const lg_model *m, const lg_op *op);
 /* Number of elements (product of shape; 1 for rank 0). Returns -1 on a negative dim or
    overflow past INT64_MAX. */
 int64_t lg_tensor_numel(const lg_tensor *t);
+/* The same quantization on both tensors: the same scales and zero points (absent zero points
+   count as 0; none at all = not quantized), and the same axis when per-channel. */
+bool lg_tensor_same_quant(const lg_tensor *a, const lg_tensor *b);
 /* Constant data of tensor t, or NULL if it has none (buffer 0 or an empty buffer). */
 const lg_buffer *lg_tensor_buffer(const lg_model *m, const lg_tensor *t);
 /* Options name ("Conv2DOptions") for an options kind, or NULL. */

@@ -98,3 +98,18 @@ const lg_buffer *lg_tensor_buffer(const lg_model *m, const lg_tensor *t) {
     if (!b->data || b->size == 0) return NULL;
     return b;
 }
+
+bool lg_tensor_same_quant(const lg_tensor *a, const lg_tensor *b) {
+    const lg_quant *qa = a->quant, *qb = b->quant;
+    uint32_t na = qa ? qa->n_scale : 0, nb = qb ? qb->n_scale : 0;
+    if (na != nb) return false;
+    for (uint32_t i = 0; i < na; i++)
+        if (qa->scale[i] != qb->scale[i]) return false;
+    if (na > 1 && qa->quantized_dimension != qb->quantized_dimension) return false;
+    uint32_t za = qa ? qa->n_zero_point : 0, zb = qb ? qb->n_zero_point : 0;
+    for (uint32_t i = 0; i < (za > zb ? za : zb); i++) {
+        int64_t x = i < za ? qa->zero_point[i] : 0, y = i < zb ? qb->zero_point[i] : 0;
+        if (x != y) return false;
+    }
+    return true;
+}

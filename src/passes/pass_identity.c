@@ -99,7 +99,7 @@ static int32_t reshape_chain_source(const lg_pass_ctx *c, const lg_graph *g, uin
     if (po->n_inputs < 1 || po->inputs[0] < 0) return -1;
     int32_t x = po->inputs[0];
     const lg_tensor *tx = lgp_tensor(c, x), *tout = lgp_tensor(c, op->outputs[0]);
-    if (tx->type != tout->type || !lgp_same_quant(tx, tout)) return -1;
+    if (tx->type != tout->type || !lg_tensor_same_quant(tx, tout)) return -1;
     /* RESHAPE's shape input must not depend on the bypassed tensor */
     if (op->n_inputs > 1 && op->inputs[1] == op->inputs[0]) return -1;
     /* the second reshape must have a static target so it does not need the middle shape */
@@ -145,7 +145,7 @@ static bool transpose_pair(const lg_pass_ctx *c, const lg_graph *g, uint32_t i, 
         !lgp_const_ints(c, po->inputs[1], pp, LG_MAX_RANK, &np) || nq != np || nq == 0)
         return false;
     const lg_tensor *tx = lgp_tensor(c, po->inputs[0]), *tout = lgp_tensor(c, op->outputs[0]);
-    if (tx->rank != nq || tx->type != tout->type || !lgp_same_quant(tx, tout)) return false;
+    if (tx->rank != nq || tx->type != tout->type || !lg_tensor_same_quant(tx, tout)) return false;
     tp->x = po->inputs[0];
     tp->n = nq;
     tp->identity = true;

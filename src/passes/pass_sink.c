@@ -97,7 +97,7 @@ static bool transpose_of(const lg_pass_ctx *c, uint32_t i, perm *p) {
     uint32_t n = 0;
     if (!lgp_const_ints(c, op->inputs[1], v, LG_MAX_RANK, &n) || n == 0) return false;
     const lg_tensor *x = lgp_tensor(c, op->inputs[0]), *y = lgp_tensor(c, op->outputs[0]);
-    if (x->rank != n || y->rank != n || x->type != y->type || !lgp_same_quant(x, y) || per_axis(x))
+    if (x->rank != n || y->rank != n || x->type != y->type || !lg_tensor_same_quant(x, y) || per_axis(x))
         return false;
     unsigned seen = 0;
     for (uint32_t k = 0; k < n; k++) {

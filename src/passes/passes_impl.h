@@ -27,8 +27,6 @@ static inline lg_tensor *lgp_tensor(const lg_pass_ctx *c, int32_t t) {
     return &c->m->subgraphs[c->sg].tensors[t];
 }
 
-/* Two tensors carry the same quantization (both none, or the same scales and zero points). */
-LG_INTERNAL bool lgp_same_quant(const lg_tensor *a, const lg_tensor *b);
 /* Same type, same stored shape, same quantization. */
 LG_INTERNAL bool lgp_same_layout(const lg_tensor *a, const lg_tensor *b);
 /* Constant data of tensor t as float32 values (FLOAT32 / FLOAT16 constants), or false. */

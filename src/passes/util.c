@@ -5,26 +5,11 @@
 #include "passes/passes_impl.h"
 #include "util/half.h"
 
-bool lgp_same_quant(const lg_tensor *a, const lg_tensor *b) {
-    const lg_quant *qa = a->quant, *qb = b->quant;
-    bool ea = !qa || (!qa->n_scale && !qa->n_zero_point);
-    bool eb = !qb || (!qb->n_scale && !qb->n_zero_point);
-    if (ea || eb) return ea && eb;
-    if (qa->n_scale != qb->n_scale || qa->n_zero_point != qb->n_zero_point ||
-        qa->quantized_dimension != qb->quantized_dimension)
-        return false;
-    if (qa->n_scale && memcmp(qa->scale, qb->scale, qa->n_scale * sizeof(float)) != 0) return false;
-    if (qa->n_zero_point &&
-        memcmp(qa->zero_point, qb->zero_point, qa->n_zero_point * sizeof(int64_t)) != 0)
-        return false;
-    return true;
-}
-
 bool lgp_same_layout(const lg_tensor *a, const lg_tensor *b) {
     if (a->type != b->type || a->rank != b->rank) return false;
     for (uint32_t d = 0; d < a->rank; d++)
         if (a->shape[d] != b->shape[d]) return false;
-    return lgp_same_quant(a, b);
+    return lg_tensor_same_quant(a, b);
 }
 
 static const lg_buffer *const_buf(const lg_pass_ctx *c, int32_t t) {

@@ -47,20 +47,6 @@ lg_status lgk_red_out_type(const lgk_node *n, uint32_t o, lg_dtype want, lg_erro
     return LG_OK;
 }
 
-/* Same quantization parameters (scale and zero point) on two tensors. */
-static int same_quant(const lg_tensor *a, const lg_tensor *b) {
-    const lg_quant *qa = a->quant, *qb = b->quant;
-    uint32_t na = qa ? qa->n_scale : 0, nb = qb ? qb->n_scale : 0;
-    if (na != nb) return 0;
-    for (uint32_t i = 0; i < na; i++)
-        if (qa->scale[i] != qb->scale[i]) return 0;
-    uint32_t za = qa ? qa->n_zero_point : 0, zb = qb ? qb->n_zero_point : 0;
-    for (uint32_t i = 0; i < (za > zb ? za : zb); i++) {
-        int64_t x = i < za ? qa->zero_point[i] : 0, y = i < zb ? qb->zero_point[i] : 0;
-        if (x != y) return 0;
-    }
-    return 1;
-}
 
 /* ------------------------------------------------------------------ reductions */
 
@@ -108,7 +94,7 @@ static lg_status red_check_type(const lgk_node *n, int op, lg_error *err) {
             return lgk_fail(n, LG_ERR_UNSUPPORTED, err, "quantized %s input is not supported", lg_dtype_name(t));
         /* max/min of the raw integers is exact when input and output share scale and zero point
            (TFLite requires it) */
-        if (!same_quant(x->ir, n->out[0]->ir))
+        if (!lg_tensor_same_quant(x->ir, n->out[0]->ir))
             return lgk_fail(n, LG_ERR_FORMAT, err, "input and output quantization differ");
         return LG_OK;
     }
