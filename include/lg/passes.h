@@ -74,6 +74,13 @@ uint32_t lg_pass_count(void);
 const lg_pass *lg_pass_at(uint32_t i);
 const lg_pass *lg_pass_find(const char *name);
 
+/* Where a pass rewrote: the op it matched, as it was before the rewrite. */
+typedef struct lg_pass_site {
+    uint32_t subgraph, op;    /* op index at the time of the rewrite */
+    int32_t code;             /* its builtin code */
+    char tensor[64];          /* the name of its first output ("" if none) */
+} lg_pass_site;
+
 typedef struct lg_pass_result {
     const char *pass;
     bool exact;
@@ -85,6 +92,8 @@ typedef struct lg_pass_result {
     uint32_t n_cases;         /* inputs run */
     double max_abs, max_rel;  /* worst over outputs and cases; max_rel of the output magnitude */
     double min_pearson;       /* worst correlation (1 when both constant and equal) */
+    lg_pass_site *sites;      /* every rewrite's site, in order (owned by the report) */
+    uint32_t n_sites;
 } lg_pass_result;
 
 typedef struct lg_pass_report {

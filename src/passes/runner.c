@@ -24,7 +24,29 @@ static lg_pass_run_options defaults(const lg_pass_run_options *o) {
    the same position (ops before it cannot newly match: passes only look forward from the op
    they match or at its producers, which come earlier and were already tried... except when
    a rewrite enables an earlier match, so a final full scan confirms the fixpoint). */
-static lg_status run_one(lg_pass_ctx *c, const lg_pass *p) {
+/* Append the site of a rewrite at op i (before it happens) to r. */
+static lg_status add_site(lg_pass_ctx *c, lg_pass_result *r, uint32_t *cap, uint32_t i) {
+    if (r->n_sites == *cap) {
+        uint32_t nc = *cap ? *cap * 2 : 8;
+        lg_pass_site *n = realloc(r->sites, nc * sizeof *n);
+        if (!n) return lgi_fail(c->err, LG_ERR_NOMEM, "out of memory for the pass report");
+        r->sites = n;
+        *cap = nc;
+    }
+    const lg_op *op = &c->m->subgraphs[c->sg].ops[i];
+    lg_pass_site *s = &r->sites[r->n_sites];
+    memset(s, 0, sizeof *s);
+    s->subgraph = c->sg;
+    s->op = i;
+    s->code = lg_op_builtin(c->m, op);
+    if (op->n_outputs > 0 && op->outputs[0] >= 0) {
+        const char *nm = c->m->subgraphs[c->sg].tensors[op->outputs[0]].name;
+        snprintf(s->tensor, sizeof s->tensor, "%s", nm ? nm : "");
+    }
+    return LG_OK;
+}
+
+static lg_status run_one(lg_pass_ctx *c, const lg_pass *p, lg_pass_result *r, uint32_t *cap) {
     uint32_t guard = 0;
     for (;;) {
         bool any = false;
@@ -36,12 +58,18 @@ static lg_status run_one(lg_pass_ctx *c, const lg_pass *p) {
             for (; i < c->m->subgraphs[c->sg].n_ops; i++) {
                 if (!p->match(c, g, i)) continue;
                 uint32_t applied = c->delta->applied, skipped = c->delta->skipped;
-                lg_status st = p->apply(c, g, i);
+                lg_pass_site site_before;
+                lg_status st = add_site(c, r, cap, i);
+                if (st == LG_OK) {
+                    site_before = r->sites[r->n_sites];
+                    st = p->apply(c, g, i);
+                }
                 if (st != LG_OK) {
                     lg_graph_free(g);
                     return st;
                 }
                 if (c->delta->applied != applied) {
+                    r->sites[r->n_sites++] = site_before;
                     hit = true;
                     break;
                 }
@@ -194,15 +222,19 @@ lg_status lg_passes_run(const lg_model *m, const lg_pass *const *passes, uint32_
             r.exact = p->exact;
             r.bound = p->exact ? EXACT_BOUND : p->bound;
             r.ops_before = n_ops(w);
+            uint32_t site_cap = 0;
             for (uint32_t s = 0; s < w->n_subgraphs && st == LG_OK; s++) {
                 lg_pass_ctx c = {w, s, &o, &r.delta, err};
-                st = run_one(&c, p);
+                st = run_one(&c, p, &r, &site_cap);
             }
             if (st == LG_OK && r.delta.applied) {
                 lg_compact_stats cs;
                 st = lg_model_compact(w, &cs, NULL, err);
             }
-            if (st != LG_OK) break;
+            if (st != LG_OK) {
+                free(r.sites);
+                break;
+            }
             r.ops_after = n_ops(w);
             if (r.delta.applied) {
                 changed = true;
@@ -214,6 +246,9 @@ lg_status lg_passes_run(const lg_model *m, const lg_pass *const *passes, uint32_
             /* report a pass in the first round always, later rounds only when it did something */
             if (st == LG_OK && (round == 0 || r.delta.applied)) {
                 if ((st = grow_results(rep, &cap, err)) == LG_OK) rep->passes[rep->n_passes++] = r;
+                else free(r.sites);
+            } else {
+                free(r.sites);
             }
         }
         if (!changed) break;
@@ -233,6 +268,7 @@ lg_status lg_passes_run(const lg_model *m, const lg_pass *const *passes, uint32_
 
 void lg_pass_report_free(lg_pass_report *r) {
     if (!r) return;
+    for (uint32_t i = 0; i < r->n_passes; i++) free(r->passes[i].sites);
     free(r->passes);
     free(r);
 }

@@ -29,6 +29,7 @@ struct cli_verb {
 int cmd_info(const cli_verb *v, int argc, char **argv);
 int cmd_convert(const cli_verb *v, int argc, char **argv);
 int cmd_check(const cli_verb *v, int argc, char **argv);
+int cmd_fix(const cli_verb *v, int argc, char **argv);
 int cmd_run(const cli_verb *v, int argc, char **argv);
 int cmd_compare(const cli_verb *v, int argc, char **argv);
 int cmd_bench(const cli_verb *v, int argc, char **argv);
@@ -118,6 +119,10 @@ int cli_model_check_format(const char *path);
    file is replaced only with force; a symbolic link, device (/dev/null), FIFO, socket or
    directory is refused even with force. Files get mode 0666 & ~umask (0644 under umask 022).
    For output folders see cli_outdir in run_common.h. */
+
+/* True when writing out would replace in: the same canonical path, or (when out exists) the
+   same file under another name (a hard link). Verbs that write a model refuse it. */
+bool cli_same_file(const char *in, const char *out);
 
 /* 0 when path may be written, or CLI_ERROR (printed). Call it before the work, so that a
    refused output fails fast. */

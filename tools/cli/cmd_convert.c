@@ -1,56 +1,13 @@
 /* litegpu convert IN -o OUT [--force] [--external-buffers] [--json]: read a model (format
    detected from its content), validate it and write it as .tflite, atomically. */
-#define _XOPEN_SOURCE 700 /* realpath */
-#include <errno.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
 #include "json.h"
 #include "lg/import.h"
 #include "lg/passes.h"
 #include "lg/util.h"
-
-/* The canonical path path would have: realpath() of the file if it exists, otherwise of
-   its directory joined with its last component. Returns false if that cannot be known. */
-static bool canonical_path(const char *path, char *out, size_t n) {
-    char buf[PATH_MAX];
-    if (realpath(path, buf)) {
-        snprintf(out, n, "%s", buf);
-        return true;
-    }
-    const char *slash = strrchr(path, '/');
-    char dir[PATH_MAX];
-    const char *base = path;
-    if (!slash) {
-        snprintf(dir, sizeof dir, ".");
-    } else {
-        size_t len = (size_t)(slash - path);
-        if (len == 0) len = 1; /* "/name" */
-        if (len >= sizeof dir) return false;
-        memcpy(dir, path, len);
-        dir[len] = 0;
-        base = slash + 1;
-    }
-    if (!realpath(dir, buf)) return false;
-    snprintf(out, n, "%s/%s", strcmp(buf, "/") == 0 ? "" : buf, base);
-    return true;
-}
-
-/* True when writing out would replace in: the same canonical path, or (when out exists)
-   the same file under another name (a hard link). */
-static bool same_file(const char *in, const char *out) {
-    struct stat si, so;
-    if (stat(in, &si) == 0 && stat(out, &so) == 0 && si.st_dev == so.st_dev &&
-        si.st_ino == so.st_ino)
-        return true;
-    char ci[PATH_MAX + 1], co[PATH_MAX + 1];
-    if (canonical_path(in, ci, sizeof ci) && canonical_path(out, co, sizeof co))
-        return strcmp(ci, co) == 0;
-    return false;
-}
 
 static void json_optimize(json_w *j, const lg_pass_report *r) {
     json_key(j, "optimize");
@@ -181,7 +138,7 @@ int cmd_convert(const cli_verb *v, int argc, char **argv) {
         return cli_usage_error(v, "--input-shape, --nhwc-io, --weights and --report are for ONNX input");
     if (weights && strcmp(weights, "fp16") != 0 && strcmp(weights, "fp32") != 0)
         return cli_usage_error(v, "--weights takes fp32 or fp16");
-    if (same_file(in, out)) return cli_error("%s: refusing to write over the input file", out);
+    if (cli_same_file(in, out)) return cli_error("%s: refusing to write over the input file", out);
     /* the one output rule (a regular file, replaced only with --force; never a link, device,
        FIFO or folder), checked before the work so a refused output fails fast */
     if (cli_output_check(out, force)) return CLI_ERROR;

@@ -1,5 +1,7 @@
 /* CLI plumbing shared by the verbs: one-line errors, option parsing, model input. */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -294,4 +296,45 @@ FILE *cli_output_fopen(const char *path, bool force) {
         cli_error("%s: cannot write: %s", path, strerror(errno));
     }
     return f;
+}
+
+/* ---------------------------------------------------------------- same file */
+
+/* The canonical path path would have: realpath() of the file if it exists, otherwise of
+   its directory joined with its last component. Returns false if that cannot be known. */
+static bool canonical_path(const char *path, char *out, size_t n) {
+    char buf[PATH_MAX];
+    if (realpath(path, buf)) {
+        snprintf(out, n, "%s", buf);
+        return true;
+    }
+    const char *slash = strrchr(path, '/');
+    char dir[PATH_MAX];
+    const char *base = path;
+    if (!slash) {
+        snprintf(dir, sizeof dir, ".");
+    } else {
+        size_t len = (size_t)(slash - path);
+        if (len == 0) len = 1; /* "/name" */
+        if (len >= sizeof dir) return false;
+        memcpy(dir, path, len);
+        dir[len] = 0;
+        base = slash + 1;
+    }
+    if (!realpath(dir, buf)) return false;
+    snprintf(out, n, "%s/%s", strcmp(buf, "/") == 0 ? "" : buf, base);
+    return true;
+}
+
+/* True when writing out would replace in: the same canonical path, or (when out exists)
+   the same file under another name (a hard link). */
+bool cli_same_file(const char *in, const char *out) {
+    struct stat si, so;
+    if (stat(in, &si) == 0 && stat(out, &so) == 0 && si.st_dev == so.st_dev &&
+        si.st_ino == so.st_ino)
+        return true;
+    char ci[PATH_MAX + 1], co[PATH_MAX + 1];
+    if (canonical_path(in, ci, sizeof ci) && canonical_path(out, co, sizeof co))
+        return strcmp(ci, co) == 0;
+    return false;
 }

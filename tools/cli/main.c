@@ -47,6 +47,29 @@ static const cli_verb verbs[] = {
      "  --external-buffers      store constant data after the flatbuffer (offset/size)\n"
      "  --json                  print the result as JSON\n"
      "  -h, --help              show this help\n"},
+    {"fix", cmd_fix,
+     "Rewrite what check reports into what the GPU takes, proving every rewrite.",
+     "litegpu fix MODEL -o OUT.tflite [--target mldrift|classic] [--gpu any|mali|adreno|webgpu] "
+     "[--input NAME=FILE.npy]... [--allow-approx] [--no-prove] [--force] [--json]",
+     "Loops: check -> run every pass that removes a blocker found -> re-validate (every shape\n"
+     "re-inferred) and prove fp32 parity against the model before the pass -> check again, until\n"
+     "the model is ready or no pass changes anything. Prints each pass that rewrote something\n"
+     "(the rules it removes, rewrites, op counts, exact or approximate, parity), the sites it\n"
+     "rewrote, the end-to-end parity of OUT against MODEL, and every blocker left with why no\n"
+     "rewrite exists. A model that is already ready is written unchanged. MODEL may be ONNX\n"
+     "(imported as convert does, with its defaults).\n"
+     "Exit code 0: OUT is ready; 1: blockers remain (OUT holds what could be fixed); 2: error.\n"
+     "\n"
+     "options:\n"
+     "  -o, --output OUT    the file to write (required; never the input file)\n"
+     "  -t, --target T      mldrift (CompiledModel GPU, the default) or classic (GPU delegate)\n"
+     "  --gpu G             the GPU family whose rules apply: any (default), mali, adreno, webgpu\n"
+     "  -i, --input NAME=FILE.npy  the golden parity input (float inputs; others: the pattern fill)\n"
+     "  --allow-approx      also run approximate rewrites (each declares its error bound)\n"
+     "  --no-prove          skip the parity runs (models litegpu cannot run)\n"
+     "  --force             replace OUT if it exists\n"
+     "  --json              print the report as JSON\n"
+     "  -h, --help          show this help\n"},
     {"check", cmd_check,
      "Will the model run fully on the phone's GPU? If not: why, and what fixes it.",
      "litegpu check MODEL [--target mldrift|classic] [--gpu any|mali|adreno|webgpu] [--max-gpu-ops N] [--json] "

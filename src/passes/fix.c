@@ -1,0 +1,279 @@
+/* `fix`: check -> the passes that remove the blockers found -> re-validate, prove -> repeat
+ * (include/lg/fix.h). The rules every pass removes are declared by the pass (lg_pass.removes);
+ * the rules no pass removes say why in lg_fix_why (fix_why.c). */
+#include <math.h>
+#include <stdlib.h>
+
+#include "lg/compare.h"
+#include "lg/fix.h"
+#include "lg/run.h"
+#include "passes/passes_impl.h"
+
+#define MAX_FIX_PASSES 64u
+
+static uint32_t n_ops0(const lg_model *m) { return m->n_subgraphs ? m->subgraphs[0].n_ops : 0; }
+
+static lg_status run_check(const lg_model *m, const lg_fix_options *o, lg_check_report **r,
+                           lg_error *err) {
+    lg_check_options co;
+    memset(&co, 0, sizeof co);
+    co.target = o->target;
+    co.gpu = o->gpu;
+    return lg_check_model(m, &co, r, err);
+}
+
+static bool has_blocker(const lg_check_report *r, const char *rule) {
+    for (uint32_t i = 0; i < r->n_findings; i++)
+        if (r->findings[i].rule->severity == LG_SEV_BLOCKER && strcmp(r->findings[i].rule->id, rule) == 0)
+            return true;
+    return false;
+}
+
+/* The passes that remove a blocker of r (registry order), and for each the rules it is run
+   for. Cleanup passes (fold-constants, remove-dead) follow. */
+static uint32_t select_passes(const lg_check_report *r, const lg_fix_options *o,
+                              const lg_pass **out, const char *(*rules)[4]) {
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < lg_pass_count() && n < MAX_FIX_PASSES - 2; i++) {
+        const lg_pass *p = lg_pass_at(i);
+        if (!p->exact && !o->allow_approx) continue;
+        uint32_t k = 0;
+        for (uint32_t j = 0; j < 4 && p->removes[j]; j++)
+            if (has_blocker(r, p->removes[j]) && k < 3) rules[n][k++] = p->removes[j];
+        if (!k) continue;
+        rules[n][k] = NULL;
+        out[n++] = p;
+    }
+    return n;
+}
+
+static bool in_list(const lg_pass *const *ps, uint32_t n, const lg_pass *p) {
+    for (uint32_t i = 0; i < n; i++)
+        if (ps[i] == p) return true;
+    return false;
+}
+
+static lg_status grow(void **p, uint32_t *cap, uint32_t n, size_t size, lg_error *err) {
+    if (n < *cap) return LG_OK;
+    uint32_t nc = *cap ? *cap * 2 : 16;
+    void *q = realloc(*p, (size_t)nc * size);
+    if (!q) return lgi_fail(err, LG_ERR_NOMEM, "out of memory for the fix report");
+    *p = q;
+    *cap = nc;
+    return LG_OK;
+}
+
+/* Record the passes of one round that rewrote something, and their sites. */
+static lg_status record_round(lg_fix_report *rep, uint32_t round, lg_pass_report *pr,
+                              const lg_pass *const *sel, const char *(*rules)[4], uint32_t n_sel,
+                              uint32_t *cap_steps, uint32_t *cap_rw, lg_error *err) {
+    for (uint32_t i = 0; i < pr->n_passes; i++) {
+        lg_pass_result *res = &pr->passes[i];
+        if (!res->delta.applied) continue;
+        const char *const *rr = NULL;
+        for (uint32_t k = 0; k < n_sel; k++)
+            if (strcmp(sel[k]->name, res->pass) == 0) rr = rules[k];
+        LG_TRY(grow((void **)&rep->steps, cap_steps, rep->n_steps, sizeof *rep->steps, err));
+        lg_fix_step *s = &rep->steps[rep->n_steps++];
+        memset(s, 0, sizeof *s);
+        s->round = round;
+        s->result = *res;
+        s->result.sites = NULL;
+        s->result.n_sites = 0;
+        for (uint32_t k = 0; rr && k < 3 && rr[k]; k++) s->rules[k] = rr[k];
+        for (uint32_t k = 0; k < res->n_sites; k++) {
+            LG_TRY(grow((void **)&rep->rewrites, cap_rw, rep->n_rewrites, sizeof *rep->rewrites, err));
+            lg_fix_rewrite *w = &rep->rewrites[rep->n_rewrites++];
+            memset(w, 0, sizeof *w);
+            w->round = round;
+            w->pass = res->pass;
+            w->exact = res->exact;
+            w->site = res->sites[k];
+            for (uint32_t q = 0; q < 3 && s->rules[q]; q++) w->rules[q] = s->rules[q];
+        }
+    }
+    return LG_OK;
+}
+
+/* The blockers left in r, with why no rewrite removed them. */
+static lg_status record_left(lg_fix_report *rep, const lg_model *m, const lg_check_report *r,
+                             const lg_pass_report *last, lg_error *err) {
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < r->n_findings; i++) n += r->findings[i].rule->severity == LG_SEV_BLOCKER;
+    if (!n) return LG_OK;
+    rep->left = calloc(n, sizeof *rep->left);
+    if (!rep->left) return lgi_fail(err, LG_ERR_NOMEM, "out of memory for the fix report");
+    for (uint32_t i = 0; i < r->n_findings; i++) {
+        const lg_finding *f = &r->findings[i];
+        if (f->rule->severity != LG_SEV_BLOCKER) continue;
+        lg_fix_left *l = &rep->left[rep->n_left++];
+        l->rule = f->rule->id;
+        l->op = f->op;
+        if (f->op >= 0 && (uint32_t)f->op < n_ops0(m)) {
+            const char *nm = lg_op_name(m, &m->subgraphs[0].ops[f->op]);
+            snprintf(l->op_name, sizeof l->op_name, "%s", nm ? nm : "?");
+        }
+        snprintf(l->reason, sizeof l->reason, "%s", f->reason);
+        bool has_pass = false;
+        for (uint32_t p = 0; p < lg_pass_count(); p++) {
+            const lg_pass *ps = lg_pass_at(p);
+            for (uint32_t k = 0; k < 4 && ps->removes[k]; k++) has_pass |= strcmp(ps->removes[k], l->rule) == 0;
+        }
+        /* a pass exists and said why it declined (its last skip note) */
+        const char *note = NULL;
+        for (uint32_t p = 0; last && p < last->n_passes; p++) {
+            const lg_pass *ps = lg_pass_find(last->passes[p].pass);
+            for (uint32_t k = 0; ps && k < 4 && ps->removes[k]; k++)
+                if (strcmp(ps->removes[k], l->rule) == 0 && last->passes[p].delta.skipped && last->passes[p].delta.note[0])
+                    note = last->passes[p].delta.note;
+        }
+        const char *why = lg_fix_why(l->rule);
+        l->declined = note != NULL;
+        if (note)
+            snprintf(l->why, sizeof l->why, "%s declined: %s", l->rule, note);
+        else if (why && (has_pass || !lg_fix_rule_covered(l->rule)))
+            snprintf(l->why, sizeof l->why, "%s", why);
+        else
+            snprintf(l->why, sizeof l->why, "no rewrite in this build removes %s", l->rule);
+    }
+    return LG_OK;
+}
+
+/* End-to-end fp32 parity of fixed against orig. */
+static void parity(const lg_model *orig, const lg_model *fixed, const lg_fix_options *o,
+                   lg_fix_report *rep) {
+    if (o->no_prove) {
+        snprintf(rep->parity_note, sizeof rep->parity_note, "not measured (--no-prove)");
+        return;
+    }
+    lg_models_options mo;
+    memset(&mo, 0, sizeof mo);
+    mo.precision = LG_PREC_F32;
+    mo.n_random = o->n_random ? o->n_random : 2;
+    mo.seed = o->seed;
+    mo.threads = o->threads;
+    lg_models_report *mr = NULL;
+    lg_error e;
+    if (lg_compare_models(orig, fixed, o->golden, &mo, &mr, &e) != LG_OK) {
+        snprintf(rep->parity_note, sizeof rep->parity_note, "not measured: %.140s", e.msg);
+        return;
+    }
+    rep->parity_measured = true;
+    rep->n_cases = mr->n_cases;
+    rep->min_pearson = 1;
+    for (uint32_t k = 0; k < mr->n_cases; k++)
+        for (uint32_t q = 0; q < mr->n_outputs; q++) {
+            const lg_metrics *mt = &mr->cases[k].outputs[q];
+            if (mt->max_abs > rep->max_abs) rep->max_abs = mt->max_abs;
+            double rel = mt->ref_max_abs > 0 ? mt->max_abs / mt->ref_max_abs : mt->max_abs;
+            if (mt->ref_nan + mt->ref_inf != mt->test_nan + mt->test_inf) rel = INFINITY;
+            if (rel > rep->max_rel) rep->max_rel = rel;
+            if (!isnan(mt->pearson) && mt->pearson < rep->min_pearson) rep->min_pearson = mt->pearson;
+        }
+    lg_models_report_free(mr);
+}
+
+static lg_status fix_loop(const lg_model *m, const lg_fix_options *o, lg_model **cur,
+                          lg_fix_report *rep, lg_pass_report **last, lg_error *err) {
+    lg_pass_run_options po;
+    memset(&po, 0, sizeof po);
+    po.prove = !o->no_prove;
+    po.n_random = o->n_random ? o->n_random : 2;
+    po.seed = o->seed;
+    po.golden = o->golden;
+    po.threads = o->threads;
+    uint32_t cap_steps = 0, cap_rw = 0;
+    for (uint32_t round = 1; round <= LG_FIX_MAX_ROUNDS; round++) {
+        lg_check_report *cr = NULL;
+        LG_TRY(run_check(*cur ? *cur : m, o, &cr, err));
+        const lg_pass *sel[MAX_FIX_PASSES];
+        const char *rules[MAX_FIX_PASSES][4];
+        uint32_t n = cr->ready ? 0 : select_passes(cr, o, sel, rules);
+        lg_check_report_free(cr);
+        if (!n) break;
+        uint32_t n_run = n;
+        const lg_pass *cleanup[] = {&lgp_fold_constants, &lgp_remove_dead};
+        for (uint32_t k = 0; k < 2; k++)
+            if (!in_list(sel, n_run, cleanup[k])) sel[n_run++] = cleanup[k];
+        lg_model *next = NULL;
+        lg_pass_report *pr = NULL;
+        LG_TRY(lg_passes_run(*cur ? *cur : m, sel, n_run, 4, &po, &next, &pr, err));
+        bool changed = false;
+        for (uint32_t i = 0; i < pr->n_passes; i++)
+            for (uint32_t k = 0; k < n; k++)
+                if (pr->passes[i].delta.applied && strcmp(pr->passes[i].pass, sel[k]->name) == 0)
+                    changed = true;
+        lg_status st = changed ? record_round(rep, round, pr, sel, rules, n, &cap_steps, &cap_rw, err) : LG_OK;
+        lg_pass_report_free(*last);
+        *last = pr;
+        if (st != LG_OK || !changed) {
+            lg_model_free(next);
+            return st;
+        }
+        rep->rounds = round;
+        lg_model_free(*cur);
+        *cur = next;
+    }
+    return LG_OK;
+}
+
+lg_status lg_fix(const lg_model *m, const lg_fix_options *opt, lg_model **out,
+                 lg_fix_report **rep_out, lg_error *err) {
+    lgi_error_clear(err);
+    if (!m || !out || !rep_out) return lgi_fail(err, LG_ERR_INVALID_ARG, "lg_fix: NULL argument");
+    *out = NULL;
+    *rep_out = NULL;
+    lg_fix_options o;
+    memset(&o, 0, sizeof o);
+    if (opt) o = *opt;
+    lg_fix_report *rep = calloc(1, sizeof *rep);
+    if (!rep) return lgi_fail(err, LG_ERR_NOMEM, "out of memory for the fix report");
+    rep->target = o.target;
+    rep->gpu = o.gpu;
+    rep->ops_before = n_ops0(m);
+    lg_check_report *cr = NULL;
+    lg_status st = run_check(m, &o, &cr, err);
+    if (st == LG_OK) {
+        rep->blockers_before = cr->n_blockers;
+        rep->warnings_before = cr->n_warnings;
+        rep->ready_before = cr->ready;
+        lg_check_report_free(cr);
+        cr = NULL;
+    }
+    lg_model *cur = NULL;
+    lg_pass_report *last = NULL;
+    if (st == LG_OK) st = fix_loop(m, &o, &cur, rep, &last, err);
+    if (st == LG_OK && !cur) st = lg_model_clone(m, &cur, err);
+    if (st == LG_OK) st = run_check(cur, &o, &cr, err);
+    if (st == LG_OK) {
+        rep->blockers_after = cr->n_blockers;
+        rep->warnings_after = cr->n_warnings;
+        rep->ready_after = cr->ready;
+        rep->ops_after = n_ops0(cur);
+        st = record_left(rep, cur, cr, last, err);
+    }
+    lg_check_report_free(cr);
+    lg_pass_report_free(last);
+    if (st == LG_OK) {
+        if (rep->n_steps)
+            parity(m, cur, &o, rep);
+        else
+            snprintf(rep->parity_note, sizeof rep->parity_note, "nothing changed");
+    }
+    if (st != LG_OK) {
+        lg_model_free(cur);
+        lg_fix_report_free(rep);
+        return st;
+    }
+    *out = cur;
+    *rep_out = rep;
+    return LG_OK;
+}
+
+void lg_fix_report_free(lg_fix_report *r) {
+    if (!r) return;
+    free(r->steps);
+    free(r->rewrites);
+    free(r->left);
+    free(r);
+}

@@ -1,0 +1,160 @@
+/* The fix loop (lg_fix): a blocker a pass removes is removed and reported with its site and
+   parity; a ready model is returned unchanged; a blocker no pass removes is left with why;
+   the output is byte-deterministic; every blocker rule has a "why" text. */
+#include <stdlib.h>
+
+#include "lg/check.h"
+#include "lg/fix.h"
+#include "lg/lg.h"
+#include "lg/passes.h"
+#include "tf.h"
+
+static lg_model *new_model(lg_builder *b) {
+    lg_model *m = NULL;
+    lg_error err;
+    if (lg_model_new(NULL, NULL, &m, &err) != LG_OK) return NULL;
+    lg_builder_init(b, m, 0);
+    return m;
+}
+
+/* y = x + MEAN(c, axis 2) with c constant: the MEAN has only constant inputs
+   (const-only-inputs, a blocker on Mali and WebGPU); with custom, y also goes through an
+   unknown custom op (custom-op-unsupported, which no rewrite can remove). */
+static lg_model *const_mean_model(bool custom, bool runtime_z) {
+    lg_builder b;
+    lg_model *m = new_model(&b);
+    const float cv[12] = {1, 2, 3, 4, 5, 6, -3, 0, 3, 10, 20, 30};
+    int x = lg_b_tensor(&b, "x", LG_FLOAT32, LG_DIMS(1, 4));
+    int z = runtime_z ? lg_b_tensor(&b, "z", LG_FLOAT32, LG_DIMS(1, 4, 3))
+                      : lg_b_const_f32(&b, "c", LG_DIMS(1, 4, 3), cv);
+    int ax = lg_b_const_i32(&b, "axis", LG_DIMS(1), (const int32_t[]){2});
+    int mean = lg_b_tensor(&b, "mean", LG_FLOAT32, LG_DIMS(1, 4));
+    int y = lg_b_tensor(&b, "y", LG_FLOAT32, LG_DIMS(1, 4));
+    lg_reducer_options ro;
+    lg_opts_init(LG_OPTS_REDUCER_OPTIONS, &ro, sizeof ro);
+    lg_b_op_opts(&b, LG_OP_MEAN, LG_IDS(z, ax), LG_IDS(mean), LG_OPTS_REDUCER_OPTIONS, &ro);
+    lg_add_options ao;
+    lg_opts_init(LG_OPTS_ADD_OPTIONS, &ao, sizeof ao);
+    int out = y;
+    if (custom) out = lg_b_tensor(&b, "sum", LG_FLOAT32, LG_DIMS(1, 4));
+    lg_b_op_opts(&b, LG_OP_ADD, LG_IDS(x, mean), LG_IDS(out), LG_OPTS_ADD_OPTIONS, &ao);
+    if (custom) lg_b_custom(&b, "MyOp", LG_IDS(out), LG_IDS(y), NULL, 0);
+    if (runtime_z) lg_b_io(&b, LG_IDS(x, z), LG_IDS(y));
+    else lg_b_io(&b, LG_IDS(x), LG_IDS(y));
+    CHECK_EQ_INT(b.status, LG_OK);
+    return m;
+}
+
+static lg_model *fix(const lg_model *m, lg_gpu gpu, lg_fix_report **rep) {
+    lg_fix_options o;
+    memset(&o, 0, sizeof o);
+    o.gpu = gpu;
+    lg_model *out = NULL;
+    lg_error err;
+    if (lg_fix(m, &o, &out, rep, &err) != LG_OK) {
+        tf_fail(__FILE__, __LINE__, "lg_fix: %s", err.msg);
+        return NULL;
+    }
+    return out;
+}
+
+LG_TEST(fix_removes_a_blocker_and_reports_the_site) {
+    lg_model *m = const_mean_model(false, false);
+    lg_fix_report *rep = NULL;
+    lg_model *o = fix(m, LG_GPU_MALI, &rep);
+    if (!o) { lg_model_free(m); return; }
+    CHECK(!rep->ready_before && rep->ready_after);
+    /* const-only-inputs and input-count (0 runtime inputs), both at the MEAN */
+    CHECK_EQ_INT(rep->blockers_before, 2);
+    CHECK_EQ_INT(rep->blockers_after, 0);
+    CHECK_EQ_INT(rep->ops_before, 2);
+    CHECK_EQ_INT(rep->ops_after, 1);
+    CHECK_EQ_INT(rep->n_left, 0);
+    CHECK(rep->n_steps >= 1);
+    CHECK(strcmp(rep->steps[0].result.pass, "fold-constants") == 0);
+    CHECK(rep->steps[0].rules[0] && strcmp(rep->steps[0].rules[0], "const-only-inputs") == 0);
+    CHECK(rep->steps[0].rules[1] && strcmp(rep->steps[0].rules[1], "input-count") == 0);
+    CHECK_EQ_INT(rep->n_rewrites, 1);
+    /* the site is the MEAN (op 0 of the original) with its output "mean" */
+    CHECK_EQ_INT(rep->rewrites[0].site.op, 0);
+    CHECK_EQ_INT(rep->rewrites[0].site.code, LG_OP_MEAN);
+    CHECK(strcmp(rep->rewrites[0].site.tensor, "mean") == 0);
+    CHECK(rep->parity_measured && rep->max_rel <= 1e-6 && rep->n_cases == 3);
+    CHECK_EQ_INT(lg_op_builtin(o, &o->subgraphs[0].ops[0]), LG_OP_ADD);
+    lg_fix_report_free(rep);
+    lg_model_free(o);
+    lg_model_free(m);
+}
+
+LG_TEST(fix_leaves_a_ready_model_unchanged) {
+    /* the near-miss: the MEAN reads a graph input, nothing is constant-only */
+    lg_model *m = const_mean_model(false, true);
+    lg_fix_report *rep = NULL;
+    lg_model *o = fix(m, LG_GPU_MALI, &rep);
+    if (!o) { lg_model_free(m); return; }
+    CHECK(rep->ready_before && rep->ready_after);
+    CHECK_EQ_INT(rep->n_steps, 0);
+    CHECK_EQ_INT(rep->n_rewrites, 0);
+    CHECK(!rep->parity_measured);
+    void *a = NULL, *b = NULL;
+    size_t na = 0, nb = 0;
+    lg_error err;
+    CHECK_OK(lg_tflite_write_mem(m, NULL, &a, &na, &err), &err);
+    CHECK_OK(lg_tflite_write_mem(o, NULL, &b, &nb, &err), &err);
+    CHECK(na == nb && a && b && memcmp(a, b, na) == 0);
+    free(a);
+    free(b);
+    lg_fix_report_free(rep);
+    lg_model_free(o);
+    lg_model_free(m);
+}
+
+LG_TEST(fix_leaves_what_no_rewrite_removes_with_why) {
+    lg_model *m = const_mean_model(true, false);
+    lg_fix_report *rep = NULL;
+    lg_model *o = fix(m, LG_GPU_MALI, &rep);
+    if (!o) { lg_model_free(m); return; }
+    CHECK(!rep->ready_after);
+    CHECK_EQ_INT(rep->blockers_after, 1);
+    CHECK_EQ_INT(rep->n_left, 1);
+    CHECK(strcmp(rep->left[0].rule, "custom-op-unsupported") == 0);
+    CHECK(strcmp(rep->left[0].op_name, "MyOp") == 0);
+    CHECK(strstr(rep->left[0].why, "custom op") != NULL);
+    /* the fold still happened: MEAN gone */
+    CHECK_EQ_INT(o->subgraphs[0].n_ops, 2);
+    /* parity is not measurable (litegpu cannot run MyOp): said, not invented */
+    CHECK(!rep->parity_measured && strstr(rep->parity_note, "not measured") != NULL);
+    lg_fix_report_free(rep);
+    lg_model_free(o);
+    lg_model_free(m);
+}
+
+LG_TEST(fix_is_deterministic) {
+    lg_model *m = const_mean_model(false, false);
+    void *bytes[2] = {NULL, NULL};
+    size_t n[2] = {0, 0};
+    for (int k = 0; k < 2; k++) {
+        lg_fix_report *rep = NULL;
+        lg_model *o = fix(m, LG_GPU_ANY, &rep);
+        if (!o) break;
+        lg_error err;
+        CHECK_OK(lg_tflite_write_mem(o, NULL, &bytes[k], &n[k], &err), &err);
+        lg_fix_report_free(rep);
+        lg_model_free(o);
+    }
+    CHECK(n[0] == n[1] && bytes[0] && bytes[1] && memcmp(bytes[0], bytes[1], n[0]) == 0);
+    free(bytes[0]);
+    free(bytes[1]);
+    lg_model_free(m);
+}
+
+LG_TEST(fix_every_blocker_rule_says_why) {
+    uint32_t n = 0;
+    const lg_rule_info *rules = lg_rules(&n);
+    for (uint32_t i = 0; i < n; i++) {
+        if (rules[i].severity != LG_SEV_BLOCKER) continue;
+        const char *why = lg_fix_why(rules[i].id);
+        if (!why || strlen(why) < 20) tf_fail(__FILE__, __LINE__, "rule %s has no why text", rules[i].id);
+    }
+    CHECK(lg_fix_why("no-such-rule") == NULL);
+}

@@ -1,0 +1,327 @@
+/* litegpu fix MODEL -o OUT: rewrite what check reports into what the GPU takes, with every
+   rewrite proved (lg_fix, include/lg/fix.h). Exit 0 ready, 1 still blocked (OUT holds what
+   could be fixed), 2 error. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "json.h"
+#include "lg/fix.h"
+#include "lg/import.h"
+#include "lg/util.h"
+#include "run_common.h"
+
+#define MAX_SITES_TEXT 8u
+
+typedef struct fix_args {
+    const char *model, *out, *target, *gpu;
+    const char *inputs[64];
+    int n_inputs;
+    bool json, force, allow_approx, no_prove;
+} fix_args;
+
+static const char *code_name(int32_t code) {
+    const char *n = lg_builtin_name(code);
+    return n ? n : "?";
+}
+
+static void json_parity(json_w *j, bool measured, uint32_t n, double max_abs, double max_rel,
+                        double min_pearson, double bound) {
+    if (!measured) {
+        json_null(j);
+        return;
+    }
+    json_obj_open_flat(j);
+    json_key_uint(j, "n_cases", n);
+    json_key_double(j, "max_abs", max_abs);
+    json_key_double(j, "max_rel", max_rel);
+    json_key_double(j, "min_pearson", min_pearson);
+    if (bound >= 0) json_key_double(j, "bound", bound);
+    json_obj_close(j);
+}
+
+static void json_rules(json_w *j, const char *const *rules) {
+    json_key(j, "rules");
+    json_arr_open(j);
+    for (uint32_t k = 0; k < 4 && rules[k]; k++) json_str(j, rules[k]);
+    json_arr_close(j);
+}
+
+static int print_json(const fix_args *a, const lg_fix_report *r, size_t size, const char *hex) {
+    json_w j;
+    json_init(&j, stdout);
+    json_obj_open(&j);
+    json_key_str(&j, "verb", "fix");
+    json_key_str(&j, "model", a->model);
+    json_key_bool(&j, "ok", r->ready_after);
+    json_key_str(&j, "output", a->out);
+    json_key_uint(&j, "size", size);
+    json_key_str(&j, "sha256", hex);
+    json_key_str(&j, "target", lg_target_name(r->target));
+    json_key_str(&j, "gpu", lg_gpu_name(r->gpu));
+    json_key_uint(&j, "n_rounds", r->rounds);
+    json_key(&j, "before");
+    json_obj_open_flat(&j);
+    json_key_bool(&j, "ok", r->ready_before); /* check's verdict: ready */
+    json_key_uint(&j, "n_ops", r->ops_before);
+    json_key_uint(&j, "n_blockers", r->blockers_before);
+    json_key_uint(&j, "n_warnings", r->warnings_before);
+    json_obj_close(&j);
+    json_key(&j, "after");
+    json_obj_open_flat(&j);
+    json_key_bool(&j, "ok", r->ready_after);
+    json_key_uint(&j, "n_ops", r->ops_after);
+    json_key_uint(&j, "n_blockers", r->blockers_after);
+    json_key_uint(&j, "n_warnings", r->warnings_after);
+    json_obj_close(&j);
+    json_key(&j, "steps");
+    json_arr_open(&j);
+    uint32_t w = 0;
+    for (uint32_t i = 0; i < r->n_steps; i++) {
+        const lg_fix_step *s = &r->steps[i];
+        const lg_pass_result *p = &s->result;
+        json_obj_open(&j);
+        json_key_uint(&j, "round", s->round);
+        json_key_str(&j, "pass", p->pass);
+        json_rules(&j, s->rules);
+        json_key_bool(&j, "exact", p->exact);
+        json_key_uint(&j, "n_rewrites", p->delta.applied);
+        json_key_uint(&j, "n_ops_before", p->ops_before);
+        json_key_uint(&j, "n_ops_after", p->ops_after);
+        json_key_uint(&j, "n_tensors_folded", p->delta.tensors_folded);
+        json_key(&j, "parity");
+        json_parity(&j, p->parity_measured, p->n_cases, p->max_abs, p->max_rel, p->min_pearson, p->bound);
+        json_key(&j, "sites");
+        json_arr_open(&j);
+        for (; w < r->n_rewrites && r->rewrites[w].round == s->round && strcmp(r->rewrites[w].pass, p->pass) == 0; w++) {
+            const lg_pass_site *site = &r->rewrites[w].site;
+            json_obj_open_flat(&j);
+            json_key_uint(&j, "op", site->op);
+            json_key_str(&j, "op_name", code_name(site->code));
+            json_key_str(&j, "tensor", site->tensor);
+            json_obj_close(&j);
+        }
+        json_arr_close(&j);
+        json_obj_close(&j);
+    }
+    json_arr_close(&j);
+    json_key(&j, "parity");
+    json_parity(&j, r->parity_measured, r->n_cases, r->max_abs, r->max_rel, r->min_pearson, -1);
+    json_key(&j, "left");
+    json_arr_open(&j);
+    for (uint32_t i = 0; i < r->n_left; i++) {
+        const lg_fix_left *l = &r->left[i];
+        json_obj_open_flat(&j);
+        json_key_str(&j, "rule", l->rule);
+        if (l->op >= 0) json_key_int(&j, "op", l->op);
+        else { json_key(&j, "op"); json_null(&j); }
+        json_key_str(&j, "op_name", l->op_name[0] ? l->op_name : NULL);
+        json_key_str(&j, "reason", l->reason);
+        json_key_str(&j, "why", l->why);
+        json_obj_close(&j);
+    }
+    json_arr_close(&j);
+    json_obj_close(&j);
+    return json_finish(&j);
+}
+
+static void print_rules(const char *const *rules) {
+    for (uint32_t k = 0; k < 4 && rules[k]; k++) printf("%s%s", k ? ", " : "", rules[k]);
+}
+
+static int print_text(const fix_args *a, const lg_fix_report *r, size_t size, const char *hex) {
+    printf("fix ");
+    cli_write_path(stdout, a->model);
+    printf(" for %s (gpu %s): %u -> %u blocker(s), %u -> %u ops", lg_target_name(r->target),
+           lg_gpu_name(r->gpu), r->blockers_before, r->blockers_after, r->ops_before, r->ops_after);
+    if (r->n_steps) printf(", %u round%s", r->rounds, r->rounds == 1 ? "" : "s");
+    putchar('\n');
+    uint32_t w = 0;
+    for (uint32_t i = 0; i < r->n_steps; i++) {
+        const lg_fix_step *s = &r->steps[i];
+        const lg_pass_result *p = &s->result;
+        printf("  %-26s ", p->pass);
+        if (s->rules[0]) {
+            printf("(");
+            print_rules(s->rules);
+            printf(") ");
+        }
+        printf("%u rewrite%s, %u -> %u ops, %s", p->delta.applied, p->delta.applied == 1 ? "" : "s",
+               p->ops_before, p->ops_after, p->exact ? "exact" : "approximate");
+        if (p->parity_measured)
+            printf("; parity %.2g of output magnitude over %u inputs", p->max_rel, p->n_cases);
+        else
+            printf("; parity %s", p->parity_note);
+        putchar('\n');
+        uint32_t shown = 0, total = 0;
+        for (; w < r->n_rewrites && r->rewrites[w].round == s->round && strcmp(r->rewrites[w].pass, p->pass) == 0; w++) {
+            total++;
+            if (shown >= MAX_SITES_TEXT) continue;
+            const lg_pass_site *site = &r->rewrites[w].site;
+            printf("      op %u %s \"%s\"\n", site->op, code_name(site->code), site->tensor);
+            shown++;
+        }
+        if (total > shown) printf("      ... and %u more (--json lists every site)\n", total - shown);
+    }
+    if (r->parity_measured)
+        printf("parity against the original: max abs %.3g, max %.3g of output magnitude, min Pearson %.9g over %u inputs\n",
+               r->max_abs, r->max_rel, r->min_pearson, r->n_cases);
+    else if (r->n_steps)
+        printf("parity against the original: %s\n", r->parity_note);
+    /* the blockers left, grouped by rule (first appearance order) */
+    if (r->n_left) printf("left (%u blocker%s):\n", r->n_left, r->n_left == 1 ? "" : "s");
+    for (uint32_t i = 0; i < r->n_left; i++) {
+        const lg_fix_left *l = &r->left[i];
+        bool first = true;
+        for (uint32_t k = 0; k < i && first; k++) first = strcmp(r->left[k].rule, l->rule) != 0;
+        if (!first) continue;
+        uint32_t n = 0;
+        for (uint32_t k = i; k < r->n_left; k++) n += strcmp(r->left[k].rule, l->rule) == 0;
+        printf("  %s (%u): %s\n", l->rule, n, l->reason);
+        printf("      at");
+        uint32_t shown = 0;
+        for (uint32_t k = i; k < r->n_left; k++) {
+            const lg_fix_left *x = &r->left[k];
+            if (strcmp(x->rule, l->rule) != 0) continue;
+            bool dup = false;
+            for (uint32_t q = i; q < k && !dup; q++)
+                dup = strcmp(r->left[q].rule, l->rule) == 0 && r->left[q].op == x->op;
+            if (dup) continue;
+            if (shown == MAX_SITES_TEXT) {
+                printf(" ... (%u more)", n - shown);
+                break;
+            }
+            if (x->op >= 0) printf("%s op %d %s", shown ? "," : "", x->op, x->op_name);
+            else printf("%s the model", shown ? "," : "");
+            shown++;
+        }
+        putchar('\n');
+        for (uint32_t k = i; k < r->n_left; k++)
+            if (strcmp(r->left[k].rule, l->rule) == 0 && r->left[k].declined)
+                printf("      op %d: %s\n", r->left[k].op, r->left[k].why);
+        if (!l->declined) printf("      why: %s\n", l->why);
+    }
+    printf("%s for %s\n", r->ready_after ? "READY" : "NOT READY", lg_target_name(r->target));
+    fputs("wrote ", stdout);
+    cli_write_path(stdout, a->out);
+    printf(" (%zu bytes, sha256 %s)\n", size, hex);
+    return fflush(stdout) != 0 || ferror(stdout) ? -1 : 0;
+}
+
+static int load(const char *path, lg_model **m) {
+    int fmt = cli_model_format(path);
+    if (fmt < 0) return CLI_ERROR;
+    if (fmt == CLI_FORMAT_ONNX) {
+        cli_onnx_options oo;
+        memset(&oo, 0, sizeof oo);
+        lg_import_report *irep = NULL;
+        int rc = cli_onnx_import(path, &oo, m, &irep);
+        lg_import_report_free(irep);
+        return rc;
+    }
+    lg_error err;
+    if (lg_tflite_read_file(path, NULL, m, &err) != LG_OK) return cli_lib_error(path, &err);
+    return CLI_OK;
+}
+
+/* The golden input from --input (the rest the pattern fill); float inputs only. */
+static int golden_inputs(const fix_args *a, const lg_model *m, cli_inputs *in, bool *have) {
+    *have = false;
+    if (!a->n_inputs) return CLI_OK;
+    const lg_subgraph *sg = &m->subgraphs[0];
+    for (uint32_t i = 0; i < sg->n_inputs; i++)
+        if (sg->tensors[sg->inputs[i]].type != LG_FLOAT32)
+            return cli_error("%s: --input needs float32 inputs (input %u is not)", a->model, i);
+    lg_interp *it = NULL;
+    lg_run_options ro;
+    memset(&ro, 0, sizeof ro);
+    lg_error err;
+    if (lg_interp_create(m, &ro, &it, &err) != LG_OK) return cli_lib_error(a->model, &err);
+    int rc = cli_inputs_make(it, a->inputs, a->n_inputs, "pattern", in);
+    lg_interp_free(it);
+    *have = rc == CLI_OK;
+    return rc;
+}
+
+int cmd_fix(const cli_verb *v, int argc, char **argv) {
+    fix_args a;
+    memset(&a, 0, sizeof a);
+    const cli_flag flags[] = {
+        {"--output", "-o", NULL, &a.out, NULL, NULL, 0},
+        {"--target", "-t", NULL, &a.target, NULL, NULL, 0},
+        {"--gpu", NULL, NULL, &a.gpu, NULL, NULL, 0},
+        {"--input", "-i", NULL, NULL, a.inputs, &a.n_inputs, 64},
+        {"--allow-approx", NULL, &a.allow_approx, NULL, NULL, NULL, 0},
+        {"--no-prove", NULL, &a.no_prove, NULL, NULL, NULL, 0},
+        {"--force", NULL, &a.force, NULL, NULL, NULL, 0},
+        {"--json", NULL, &a.json, NULL, NULL, NULL, 0},
+        {NULL, NULL, NULL, NULL, NULL, NULL, 0},
+    };
+    const char *pos[1];
+    int n_pos = 0;
+    int rc = cli_parse(v, argc, argv, flags, pos, 1, &n_pos);
+    if (rc >= 0) return rc;
+    if (n_pos != 1) return cli_usage_error(v, "missing MODEL");
+    if (!a.out) return cli_usage_error(v, "missing -o OUT");
+    a.model = pos[0];
+    lg_fix_options o;
+    memset(&o, 0, sizeof o);
+    if (a.target) {
+        int t = lg_target_from_name(a.target);
+        if (t < 0) return cli_usage_error(v, "unknown target '%s' (mldrift or classic)", a.target);
+        o.target = (lg_target)t;
+    }
+    if (a.gpu) {
+        int g = lg_gpu_from_name(a.gpu);
+        if (g < 0) return cli_usage_error(v, "unknown GPU family '%s' (any, mali, adreno or webgpu)", a.gpu);
+        if (g == LG_GPU_WEBGPU && o.target == LG_TARGET_CLASSIC)
+            return cli_usage_error(v, "--gpu webgpu goes with --target mldrift");
+        o.gpu = (lg_gpu)g;
+    }
+    o.allow_approx = a.allow_approx;
+    o.no_prove = a.no_prove;
+    o.n_random = 2;
+    o.seed = 1;
+    if (cli_same_file(a.model, a.out)) return cli_error("%s: refusing to write over the input file", a.out);
+    if (cli_output_check(a.out, a.force)) return CLI_ERROR;
+
+    lg_model *m = NULL;
+    if ((rc = load(a.model, &m)) != CLI_OK) return rc;
+    cli_inputs in = {0};
+    bool have = false;
+    lg_model *fixed = NULL;
+    lg_fix_report *rep = NULL;
+    lg_error err;
+    rc = golden_inputs(&a, m, &in, &have);
+    if (rc == CLI_OK) {
+        if (have) o.golden = (const float *const *)in.data;
+        if (lg_fix(m, &o, &fixed, &rep, &err) != LG_OK) rc = cli_lib_error(a.model, &err);
+    }
+    cli_inputs_free(&in);
+    lg_model_free(m);
+    if (rc != CLI_OK) return rc;
+    lg_write_options wo = {.force = a.force};
+    lg_status st = lg_tflite_write_file(fixed, a.out, &wo, &err);
+    lg_model_free(fixed);
+    if (st != LG_OK) {
+        lg_fix_report_free(rep);
+        if (st == LG_ERR_EXISTS) return cli_error("%s: output exists (use --force to replace it)", a.out);
+        return cli_lib_error(a.out, &err);
+    }
+    cli_file f;
+    if (cli_file_open(a.out, &f) != 0) {
+        lg_fix_report_free(rep);
+        return CLI_ERROR;
+    }
+    uint8_t digest[32];
+    char hex[65];
+    lg_sha256(f.data, f.size, digest);
+    lg_hex(digest, sizeof digest, hex);
+    size_t size = f.size;
+    cli_file_close(&f);
+    int prc = a.json ? print_json(&a, rep, size, hex) : print_text(&a, rep, size, hex);
+    bool ready = rep->ready_after;
+    lg_fix_report_free(rep);
+    if (prc != 0) return cli_error("writing the report failed");
+    return ready ? CLI_OK : CLI_FINDINGS;
+}
