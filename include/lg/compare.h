@@ -172,6 +172,10 @@ typedef struct lg_models_report {
    degenerate for every normalization). */
 lg_status lg_compare_models(const lg_model *a, const lg_model *b, const float *const *golden,
                             const lg_models_options *opt, lg_models_report **out, lg_error *err);
+/* The same for chains (lg/run.h: a split model against the original, say), created with the
+   options' precision. alloc_from gives the allocator hook for the input buffers. */
+lg_status lg_compare_chains(const lg_model *alloc_from, lg_chain *a, lg_chain *b, const float *const *golden,
+                            const lg_models_options *opt, lg_models_report **out, lg_error *err);
 void lg_models_report_free(lg_models_report *r);
 
 #ifdef __cplusplus

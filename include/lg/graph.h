@@ -102,6 +102,8 @@ lg_status lg_tensor_replace_uses(lg_model *m, uint32_t sg, int32_t from, int32_t
 /* Set a tensor's shape (copied; the shape signature is dropped when its length differs). */
 lg_status lg_tensor_set_shape(lg_model *m, uint32_t sg, int32_t t, const int32_t *shape,
                               uint32_t rank, lg_error *err);
+/* Rename tensor t (the name is copied; NULL clears it). Signature names are not changed. */
+lg_status lg_tensor_set_name(lg_model *m, uint32_t sg, int32_t t, const char *name, lg_error *err);
 /* Make tensor t a constant of the given type holding a copy of data (nbytes must match the
    shape): a new buffer, so buffers shared with other tensors are never changed. Sparsity and
    the tensor's external_buffer are dropped (the data is dense, inline); quantization is kept:

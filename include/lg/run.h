@@ -128,6 +128,31 @@ const lg_mem_plan *lg_interp_mem_plan(const lg_interp *it);
    Returns LG_ERR_INVALID_ARG for an unknown fill or a bad seed. */
 lg_status lg_fill_f32(const char *fill, float *data, int64_t n, lg_error *err);
 
+/* ---- chains: models run one after another, tensors passed by name (a split model,
+   lg/split.h; `litegpu run OUT.split.json`). The chain's inputs are the named tensors no
+   earlier part computes, its outputs the named ones given. Part k's input "x" reads the
+   latest value named "x" (a chain input, or an earlier part's output). Views are valid until
+   the next invoke or free. The models must outlive the chain.
+   One part with no names (input_names and output_names NULL) is the model itself: its
+   interface by index, opt as given (taps included), so one code path runs either. */
+typedef struct lg_chain lg_chain;
+lg_status lg_chain_create(const lg_model *const *parts, uint32_t n_parts,
+                          const char *const *input_names, uint32_t n_inputs,
+                          const char *const *output_names, uint32_t n_outputs,
+                          const lg_run_options *opt, lg_chain **out, lg_error *err);
+void lg_chain_free(lg_chain *c);
+uint32_t lg_chain_n_inputs(const lg_chain *c);
+uint32_t lg_chain_n_outputs(const lg_chain *c);
+/* Shape and type of input i (from the first part that reads it). */
+lg_status lg_chain_input(const lg_chain *c, uint32_t i, lg_tensor_view *v);
+lg_status lg_chain_set_input(lg_chain *c, uint32_t i, lg_dtype type, const void *data,
+                             uint64_t nbytes, lg_error *err);
+lg_status lg_chain_invoke(lg_chain *c, lg_error *err);
+lg_status lg_chain_output(const lg_chain *c, uint32_t i, lg_tensor_view *v);
+uint32_t lg_chain_n_parts(const lg_chain *c);
+/* Part k's interpreter (for its memory plan, tensors after invoke...). */
+const lg_interp *lg_chain_interp(const lg_chain *c, uint32_t part);
+
 #ifdef __cplusplus
 }
 #endif

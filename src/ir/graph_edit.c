@@ -297,6 +297,16 @@ lg_status lg_tensor_set_shape(lg_model *m, uint32_t sg, int32_t t, const int32_t
     return LG_OK;
 }
 
+lg_status lg_tensor_set_name(lg_model *m, uint32_t sg, int32_t t, const char *name, lg_error *err) {
+    lgi_error_clear(err);
+    lg_subgraph *s = NULL;
+    LG_TRY(get_tensor(m, sg, t, &s, err));
+    char *d = name ? lgi_arena_strdup(&m->priv->arena, name) : NULL;
+    if (name && !d) return nomem(m, err, "naming a tensor");
+    s->tensors[t].name = d;
+    return LG_OK;
+}
+
 lg_status lg_tensor_set_const(lg_model *m, uint32_t sg, int32_t t, lg_dtype type,
                               const void *data, uint64_t nbytes, lg_error *err) {
     lgi_error_clear(err);

@@ -198,18 +198,11 @@ void lg_models_report_free(lg_models_report *r) {
     free(r);
 }
 
-lg_status lg_compare_models(const lg_model *ma, const lg_model *mb, const float *const *golden,
-                            const lg_models_options *opt, lg_models_report **out, lg_error *err) {
-    lgi_error_clear(err);
-    if (!out) return lgi_fail(err, LG_ERR_INVALID_ARG, "lg_compare_models: NULL argument");
-    *out = NULL;
+/* Both chains on the same inputs (ma's allocator hook for the input buffers). */
+static lg_status compare_chains(const lg_model *ma, lg_chain *a, lg_chain *b, const float *const *golden,
+                                const lg_models_options *opt, lg_models_report **out, lg_error *err) {
     lg_models_options o = {LG_PREC_F32, 8, 1, 1e-4, 1e-3, 1};
     if (opt) o = *opt;
-    lg_run_options ro;
-    memset(&ro, 0, sizeof ro);
-    ro.precision = o.precision;
-    ro.threads = o.threads;
-    lg_interp *a = NULL, *b = NULL;
     lg_models_report *rep = NULL;
     float **bufs = NULL;      /* the inputs, through ma's allocator hook */
     size_t *buf_bytes = NULL;
@@ -218,19 +211,17 @@ lg_status lg_compare_models(const lg_model *ma, const lg_model *mb, const float 
     lg_alloc_fn alloc = lgi_model_allocator(ma, &ud);
     uint32_t nin = 0;
     lg_status st;
-    if ((st = lg_interp_create(ma, &ro, &a, err)) != LG_OK) goto done;
-    if ((st = lg_interp_create(mb, &ro, &b, err)) != LG_OK) goto done;
-    nin = lg_interp_n_inputs(a);
-    uint32_t nout = lg_interp_n_outputs(a);
-    if (nin != lg_interp_n_inputs(b) || nout != lg_interp_n_outputs(b)) {
+    nin = lg_chain_n_inputs(a);
+    uint32_t nout = lg_chain_n_outputs(a);
+    if (nin != lg_chain_n_inputs(b) || nout != lg_chain_n_outputs(b)) {
         st = lgi_fail(err, LG_ERR_INVALID_ARG, "the models differ in interface: %u/%u inputs, %u/%u outputs", nin,
-                      lg_interp_n_inputs(b), nout, lg_interp_n_outputs(b));
+                      lg_chain_n_inputs(b), nout, lg_chain_n_outputs(b));
         goto done;
     }
     for (uint32_t i = 0; i < nin + nout; i++) {
         lg_tensor_view va, vb;
-        if (i < nin) { lg_interp_input(a, i, &va); lg_interp_input(b, i, &vb); }
-        else { lg_interp_output(a, i - nin, &va); lg_interp_output(b, i - nin, &vb); }
+        if (i < nin) { lg_chain_input(a, i, &va); lg_chain_input(b, i, &vb); }
+        else { lg_chain_output(a, i - nin, &va); lg_chain_output(b, i - nin, &vb); }
         int same = va.type == vb.type && va.rank == vb.rank;
         for (uint32_t d = 0; same && d < va.rank; d++) same = va.shape[d] == vb.shape[d];
         if (!same) {
@@ -259,7 +250,7 @@ lg_status lg_compare_models(const lg_model *ma, const lg_model *mb, const float 
     if (!rep->cases) { st = lgi_fail(err, LG_ERR_NOMEM, "out of memory"); goto done; }
     for (uint32_t i = 0; i < nin; i++) {
         lg_tensor_view v;
-        lg_interp_input(a, i, &v);
+        lg_chain_input(a, i, &v);
         buf_bytes[i] = v.nbytes ? (size_t)v.nbytes : 4;
         bufs[i] = alloc(ud, NULL, 0, buf_bytes[i]);
         if (!bufs[i]) { st = lgi_fail(err, LG_ERR_NOMEM, "out of memory"); goto done; }
@@ -271,22 +262,22 @@ lg_status lg_compare_models(const lg_model *ma, const lg_model *mb, const float 
         else snprintf(cs->input, sizeof cs->input, "random:%llu", (unsigned long long)(o.seed + c - 1));
         for (uint32_t i = 0; i < nin; i++) {
             lg_tensor_view v;
-            lg_interp_input(a, i, &v);
+            lg_chain_input(a, i, &v);
             if (c == 0 && golden && golden[i]) memcpy(bufs[i], golden[i], (size_t)v.nbytes);
             else if ((st = lg_fill_f32(c == 0 ? "pattern" : cs->input, bufs[i], v.numel, err)) != LG_OK) goto done;
-            if ((st = lg_interp_set_input(a, i, v.type, bufs[i], v.nbytes, err)) != LG_OK) goto done;
-            if ((st = lg_interp_set_input(b, i, v.type, bufs[i], v.nbytes, err)) != LG_OK) goto done;
+            if ((st = lg_chain_set_input(a, i, v.type, bufs[i], v.nbytes, err)) != LG_OK) goto done;
+            if ((st = lg_chain_set_input(b, i, v.type, bufs[i], v.nbytes, err)) != LG_OK) goto done;
         }
-        if ((st = lg_interp_invoke(a, err)) != LG_OK) goto done;
-        if ((st = lg_interp_invoke(b, err)) != LG_OK) goto done;
+        if ((st = lg_chain_invoke(a, err)) != LG_OK) goto done;
+        if ((st = lg_chain_invoke(b, err)) != LG_OK) goto done;
         cs->outputs = calloc(nout ? nout : 1, sizeof *cs->outputs);
         cs->allclose = calloc(nout ? nout : 1, sizeof *cs->allclose);
         cs->argmax_equal = calloc(nout ? nout : 1, sizeof *cs->argmax_equal);
         if (!cs->outputs || !cs->allclose || !cs->argmax_equal) { st = lgi_fail(err, LG_ERR_NOMEM, "out of memory"); goto done; }
         for (uint32_t k = 0; k < nout; k++) {
             lg_tensor_view va, vb;
-            lg_interp_output(a, k, &va);
-            lg_interp_output(b, k, &vb);
+            lg_chain_output(a, k, &va);
+            lg_chain_output(b, k, &vb);
             if (va.type != LG_FLOAT32) {
                 int same = va.nbytes == vb.nbytes && memcmp(va.data, vb.data, (size_t)va.nbytes) == 0;
                 cs->allclose[k] = same;
@@ -321,8 +312,39 @@ done:
             if (bufs[i]) alloc(ud, bufs[i], buf_bytes[i], 0);
         alloc(ud, bufs, bufs_bytes, 0);
     }
-    lg_interp_free(a);
-    lg_interp_free(b);
     lg_models_report_free(rep);
     return st;
+}
+
+static lg_run_options run_opts(const lg_models_options *opt) {
+    lg_models_options o = {LG_PREC_F32, 8, 1, 1e-4, 1e-3, 1};
+    if (opt) o = *opt;
+    lg_run_options ro;
+    memset(&ro, 0, sizeof ro);
+    ro.precision = o.precision;
+    ro.threads = o.threads;
+    return ro;
+}
+
+lg_status lg_compare_models(const lg_model *ma, const lg_model *mb, const float *const *golden,
+                            const lg_models_options *opt, lg_models_report **out, lg_error *err) {
+    lgi_error_clear(err);
+    if (!out || !ma || !mb) return lgi_fail(err, LG_ERR_INVALID_ARG, "lg_compare_models: NULL argument");
+    *out = NULL;
+    lg_run_options ro = run_opts(opt);
+    lg_chain *a = NULL, *b = NULL;
+    lg_status st = lg_chain_create(&ma, 1, NULL, 0, NULL, 0, &ro, &a, err);
+    if (st == LG_OK) st = lg_chain_create(&mb, 1, NULL, 0, NULL, 0, &ro, &b, err);
+    if (st == LG_OK) st = compare_chains(ma, a, b, golden, opt, out, err);
+    lg_chain_free(a);
+    lg_chain_free(b);
+    return st;
+}
+
+lg_status lg_compare_chains(const lg_model *alloc_from, lg_chain *a, lg_chain *b, const float *const *golden,
+                            const lg_models_options *opt, lg_models_report **out, lg_error *err) {
+    lgi_error_clear(err);
+    if (!out || !alloc_from || !a || !b) return lgi_fail(err, LG_ERR_INVALID_ARG, "lg_compare_chains: NULL argument");
+    *out = NULL;
+    return compare_chains(alloc_from, a, b, golden, opt, out, err);
 }

@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "json.h"
 #include "lg/compare.h"
+#include "chain_file.h"
 #include "run_common.h"
 
 /* A statistic, or n/a when it is undefined (NaN): "%.*g" (fixed: "%.*f") into buf. */
@@ -48,10 +49,9 @@ static const char *tname(const lg_model *m, int32_t t) {
 }
 
 /* Where each input's data came from: the --input file that names it, else the fill. */
-static const char *input_source(const lg_interp *it, uint32_t i, const char *const *specs, int n_specs,
-                                const char *fill) {
-    lg_tensor_view v;
-    lg_interp_input(it, i, &v);
+static const char *input_source_v(const lg_tensor_view *vp, uint32_t i, const char *const *specs, int n_specs,
+                                  const char *fill) {
+    lg_tensor_view v = *vp;
     const char *src = NULL;
     for (int s = 0; s < n_specs; s++) {
         const char *eq = strchr(specs[s], '=');
@@ -63,6 +63,13 @@ static const char *input_source(const lg_interp *it, uint32_t i, const char *con
             src = eq + 1;
     }
     return src ? src : fill;
+}
+
+static const char *input_source(const lg_interp *it, uint32_t i, const char *const *specs, int n_specs,
+                                const char *fill) {
+    lg_tensor_view v;
+    lg_interp_input(it, i, &v);
+    return input_source_v(&v, i, specs, n_specs, fill);
 }
 
 /* A number option: 0 on success, else a usage error (printed). */
@@ -314,20 +321,24 @@ static int models_mode(const cli_verb *v, const char *pa, const char *pb, const 
     if (seed) { unsigned long long x = strtoull(seed, &end, 10); if (*end) return cli_usage_error(v, "--seed takes a number"); o.seed = x; }
     if (atol) { o.atol = strtod(atol, &end); if (*end || o.atol < 0) return cli_usage_error(v, "--atol takes a number >= 0"); }
     if (rtol) { o.rtol = strtod(rtol, &end); if (*end || o.rtol < 0) return cli_usage_error(v, "--rtol takes a number >= 0"); }
-    cli_file fa, fb;
-    lg_model *ma = NULL, *mb = NULL;
-    if (cli_model_load(pa, &fa, &ma) != 0) return CLI_ERROR;
-    if (cli_model_load(pb, &fb, &mb) != 0) { lg_model_free(ma); cli_file_close(&fa); return CLI_ERROR; }
-    int rc;
-    lg_error err;
-    lg_interp *probe = NULL;
+    /* either may be a split file (fix --split): both run as chains */
     lg_run_options ro;
     memset(&ro, 0, sizeof ro);
+    ro.precision = o.precision;
+    ro.threads = o.threads;
+    cli_chain ca, cb;
+    if (cli_exec_open(pa, &ro, &ca)) return CLI_ERROR;
+    if (cli_exec_open(pb, &ro, &cb)) { cli_chain_close(&ca); return CLI_ERROR; }
+    lg_chain *probe = ca.chain;
+    int rc;
+    lg_error err;
     cli_inputs in = {0};
     lg_models_report *r = NULL;
-    if (lg_interp_create(ma, &ro, &probe, &err) != LG_OK) { rc = cli_lib_error(pa, &err); goto out; }
-    if (cli_inputs_make(probe, inputs, n_inputs, "pattern", &in)) { rc = CLI_ERROR; goto out; }
-    if (lg_compare_models(ma, mb, (const float *const *)in.data, &o, &r, &err) != LG_OK) { rc = cli_lib_error(NULL, &err); goto out; }
+    if (cli_inputs_make_chain(probe, inputs, n_inputs, "pattern", false, &in)) { rc = CLI_ERROR; goto out; }
+    if (lg_compare_chains(ca.models[0], ca.chain, cb.chain, (const float *const *)in.data, &o, &r, &err) != LG_OK) {
+        rc = cli_lib_error(NULL, &err);
+        goto out;
+    }
     if (json) {
         json_w j;
         json_init(&j, stdout);
@@ -338,13 +349,13 @@ static int models_mode(const cli_verb *v, const char *pa, const char *pb, const 
         json_key_str(&j, "mode", "models");
         json_key(&j, "golden");
         json_arr_open(&j);
-        for (uint32_t i = 0; i < lg_interp_n_inputs(probe); i++) {
+        for (uint32_t i = 0; i < lg_chain_n_inputs(probe); i++) {
             lg_tensor_view iv;
-            lg_interp_input(probe, i, &iv);
+            lg_chain_input(probe, i, &iv);
             json_obj_open_flat(&j);
             json_key_uint(&j, "index", i);
             json_key_str(&j, "name", iv.name ? iv.name : "");
-            json_key_str(&j, "source", input_source(probe, i, inputs, n_inputs, "pattern"));
+            json_key_str(&j, "source", input_source_v(&iv, i, inputs, n_inputs, "pattern"));
             json_obj_close(&j);
         }
         json_arr_close(&j);
@@ -381,10 +392,10 @@ static int models_mode(const cli_verb *v, const char *pa, const char *pb, const 
     } else {
         printf("%s vs %s: %u input(s) (golden + %u random), atol %g rtol %g, %s\n", pa, pb, r->n_cases, r->n_cases - 1,
                o.atol, o.rtol, lg_precision_name(o.precision));
-        for (uint32_t i = 0; i < lg_interp_n_inputs(probe); i++) {
+        for (uint32_t i = 0; i < lg_chain_n_inputs(probe); i++) {
             lg_tensor_view iv;
-            lg_interp_input(probe, i, &iv);
-            const char *src = input_source(probe, i, inputs, n_inputs, "pattern");
+            lg_chain_input(probe, i, &iv);
+            const char *src = input_source_v(&iv, i, inputs, n_inputs, "pattern");
             printf("golden input %u \"%s\": %s%s\n", i, iv.name ? iv.name : "", src,
                    strcmp(src, "pattern") == 0 ? " (a fixed pattern in [0, 1))" : "");
         }
@@ -404,11 +415,8 @@ static int models_mode(const cli_verb *v, const char *pa, const char *pb, const 
 out:
     lg_models_report_free(r);
     cli_inputs_free(&in);
-    lg_interp_free(probe);
-    lg_model_free(ma);
-    lg_model_free(mb);
-    cli_file_close(&fa);
-    cli_file_close(&fb);
+    cli_chain_close(&ca);
+    cli_chain_close(&cb);
     return rc;
 }
 

@@ -9,12 +9,15 @@
 #include "lg/fix.h"
 #include "lg/import.h"
 #include "lg/util.h"
+#include "fix_split.h"
+#include "lg/split.h"
 #include "run_common.h"
 
 #define MAX_SITES_TEXT 8u
 
 typedef struct fix_args {
-    const char *model, *out, *target, *gpu;
+    const char *model, *out, *target, *gpu, *outputs;
+    bool split;
     const char *inputs[64];
     int n_inputs;
     bool json, force, allow_approx, no_prove;
@@ -47,16 +50,19 @@ static void json_rules(json_w *j, const char *const *rules) {
     json_arr_close(j);
 }
 
-static int print_json(const fix_args *a, const lg_fix_report *r, size_t size, const char *hex) {
+static int print_json(const fix_args *a, const lg_fix_report *r, size_t size, const char *hex,
+                      const cli_split_out *sp, const char *split_path) {
     json_w j;
     json_init(&j, stdout);
     json_obj_open(&j);
     json_key_str(&j, "verb", "fix");
     json_key_str(&j, "model", a->model);
-    json_key_bool(&j, "ok", r->ready_after);
+    json_key_bool(&j, "ok", sp ? sp->all_gpu_ready : r->ready_after);
     json_key_str(&j, "output", a->out);
-    json_key_uint(&j, "size", size);
-    json_key_str(&j, "sha256", hex);
+    if (hex) {
+        json_key_uint(&j, "size", size);
+        json_key_str(&j, "sha256", hex);
+    }
     json_key_str(&j, "target", lg_target_name(r->target));
     json_key_str(&j, "gpu", lg_gpu_name(r->gpu));
     json_key_uint(&j, "n_rounds", r->rounds);
@@ -121,6 +127,7 @@ static int print_json(const fix_args *a, const lg_fix_report *r, size_t size, co
         json_obj_close(&j);
     }
     json_arr_close(&j);
+    if (sp) cli_split_json(&j, sp, split_path);
     json_obj_close(&j);
     return json_finish(&j);
 }
@@ -129,7 +136,8 @@ static void print_rules(const char *const *rules) {
     for (uint32_t k = 0; k < 4 && rules[k]; k++) printf("%s%s", k ? ", " : "", rules[k]);
 }
 
-static int print_text(const fix_args *a, const lg_fix_report *r, size_t size, const char *hex) {
+static int print_text(const fix_args *a, const lg_fix_report *r, size_t size, const char *hex,
+                      const cli_split_out *sp, const char *split_path) {
     printf("fix ");
     cli_write_path(stdout, a->model);
     printf(" for %s (gpu %s): %u -> %u blocker(s), %u -> %u ops", lg_target_name(r->target),
@@ -201,6 +209,13 @@ static int print_text(const fix_args *a, const lg_fix_report *r, size_t size, co
                 printf("      op %d: %s\n", r->left[k].op, r->left[k].why);
         if (!l->declined) printf("      why: %s\n", l->why);
     }
+    if (sp) {
+        cli_split_text(sp, split_path);
+        printf("%s for %s: %s\n", sp->all_gpu_ready ? "SPLIT READY" : "SPLIT NOT READY", lg_target_name(r->target),
+               sp->all_gpu_ready ? "every GPU part runs fully on the GPU"
+               : sp->split->n_gpu_ops ? "a GPU part still has blockers" : "no part runs on the GPU");
+        return fflush(stdout) != 0 || ferror(stdout) ? -1 : 0;
+    }
     printf("%s for %s\n", r->ready_after ? "READY" : "NOT READY", lg_target_name(r->target));
     fputs("wrote ", stdout);
     cli_write_path(stdout, a->out);
@@ -221,6 +236,24 @@ static int load(const char *path, lg_model **m) {
     }
     lg_error err;
     if (lg_tflite_read_file(path, NULL, m, &err) != LG_OK) return cli_lib_error(path, &err);
+    return CLI_OK;
+}
+
+/* --outputs T1,T2,...: the model cut at those tensors. */
+static int cut(const fix_args *a, lg_model **m) {
+    char buf[4096];
+    if (snprintf(buf, sizeof buf, "%s", a->outputs) >= (int)sizeof buf) return cli_error("--outputs: too long");
+    const char *names[256];
+    uint32_t n = 0;
+    for (char *t = strtok(buf, ","); t && n < 256; t = strtok(NULL, ",")) names[n++] = t;
+    if (!n) return cli_error("--outputs takes tensor names separated by commas");
+    lg_model *c = NULL;
+    lg_error err;
+    lg_status st = lg_model_cut(*m, names, n, &c, &err);
+    lg_model_free(*m);
+    *m = NULL;
+    if (st != LG_OK) return cli_lib_error(a->model, &err);
+    *m = c;
     return CLI_OK;
 }
 
@@ -252,6 +285,8 @@ int cmd_fix(const cli_verb *v, int argc, char **argv) {
         {"--gpu", NULL, NULL, &a.gpu, NULL, NULL, 0},
         {"--input", "-i", NULL, NULL, a.inputs, &a.n_inputs, 64},
         {"--allow-approx", NULL, &a.allow_approx, NULL, NULL, NULL, 0},
+        {"--split", NULL, &a.split, NULL, NULL, NULL, 0},
+        {"--outputs", NULL, NULL, &a.outputs, NULL, NULL, 0},
         {"--no-prove", NULL, &a.no_prove, NULL, NULL, NULL, 0},
         {"--force", NULL, &a.force, NULL, NULL, NULL, 0},
         {"--json", NULL, &a.json, NULL, NULL, NULL, 0},
@@ -284,9 +319,13 @@ int cmd_fix(const cli_verb *v, int argc, char **argv) {
     o.seed = 1;
     if (cli_same_file(a.model, a.out)) return cli_error("%s: refusing to write over the input file", a.out);
     if (cli_output_check(a.out, a.force)) return CLI_ERROR;
+    char split_path[4200];
+    cli_split_json_path(a.out, split_path, sizeof split_path);
+    if (a.split && cli_output_check(split_path, a.force)) return CLI_ERROR;
 
     lg_model *m = NULL;
     if ((rc = load(a.model, &m)) != CLI_OK) return rc;
+    if (a.outputs && (rc = cut(&a, &m)) != CLI_OK) return rc;
     cli_inputs in = {0};
     bool have = false;
     lg_model *fixed = NULL;
@@ -298,8 +337,29 @@ int cmd_fix(const cli_verb *v, int argc, char **argv) {
         if (lg_fix(m, &o, &fixed, &rep, &err) != LG_OK) rc = cli_lib_error(a.model, &err);
     }
     cli_inputs_free(&in);
+    if (rc != CLI_OK) {
+        lg_model_free(m);
+        return rc;
+    }
+    if (a.split && !rep->ready_after) {
+        lg_check_options co;
+        memset(&co, 0, sizeof co);
+        co.target = o.target;
+        co.gpu = o.gpu;
+        cli_split_out sp;
+        rc = cli_fix_split(a.model, m, fixed, &co, a.out, a.force, &sp);
+        lg_model_free(m);
+        lg_model_free(fixed);
+        int prc = 0;
+        if (rc == CLI_OK) prc = a.json ? print_json(&a, rep, 0, NULL, &sp, split_path) : print_text(&a, rep, 0, NULL, &sp, split_path);
+        bool ok = rc == CLI_OK && sp.all_gpu_ready;
+        cli_split_out_free(&sp);
+        lg_fix_report_free(rep);
+        if (rc != CLI_OK) return rc;
+        if (prc != 0) return cli_error("writing the report failed");
+        return ok ? CLI_OK : CLI_FINDINGS;
+    }
     lg_model_free(m);
-    if (rc != CLI_OK) return rc;
     lg_write_options wo = {.force = a.force};
     lg_status st = lg_tflite_write_file(fixed, a.out, &wo, &err);
     lg_model_free(fixed);
@@ -319,7 +379,7 @@ int cmd_fix(const cli_verb *v, int argc, char **argv) {
     lg_hex(digest, sizeof digest, hex);
     size_t size = f.size;
     cli_file_close(&f);
-    int prc = a.json ? print_json(&a, rep, size, hex) : print_text(&a, rep, size, hex);
+    int prc = a.json ? print_json(&a, rep, size, hex, NULL, NULL) : print_text(&a, rep, size, hex, NULL, NULL);
     bool ready = rep->ready_after;
     lg_fix_report_free(rep);
     if (prc != 0) return cli_error("writing the report failed");

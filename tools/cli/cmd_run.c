@@ -9,6 +9,7 @@
 #include "json.h"
 #include "lg/npy.h"
 #include "lg/run.h"
+#include "chain_file.h"
 #include "run_common.h"
 
 typedef struct dump_ctx {
@@ -113,17 +114,17 @@ static void write_manifest_head(dump_ctx *d, const char *model, lg_precision p) 
     json_arr_open(&d->j);
 }
 
-static int write_io(const char *dir, const lg_interp *it, const cli_inputs *in) {
-    for (uint32_t k = 0; k < lg_interp_n_outputs(it); k++) {
+static int write_io(const char *dir, const lg_chain *it, const cli_inputs *in) {
+    for (uint32_t k = 0; k < lg_chain_n_outputs(it); k++) {
         lg_tensor_view ov;
-        lg_interp_output(it, k, &ov);
+        lg_chain_output(it, k, &ov);
         char file[64];
         snprintf(file, sizeof file, "output_%u.npy", k);
         if (write_npy(dir, file, &ov)) return CLI_ERROR;
     }
-    for (uint32_t k = 0; k < lg_interp_n_inputs(it); k++) {
+    for (uint32_t k = 0; k < lg_chain_n_inputs(it); k++) {
         lg_tensor_view iv;
-        lg_interp_input(it, k, &iv);
+        lg_chain_input(it, k, &iv);
         iv.data = in->data[k];
         char file[64];
         snprintf(file, sizeof file, "input_%u.npy", k);
@@ -133,7 +134,7 @@ static int write_io(const char *dir, const lg_interp *it, const cli_inputs *in) 
 }
 
 static void report_json(const char *model, const lg_run_options *ro, const char *fill, int n_inputs,
-                        const lg_interp *it, bool out_files, bool *ok) {
+                        const lg_chain *it, bool out_files, bool *ok) {
     json_w j;
     json_init(&j, stdout);
     json_obj_open(&j);
@@ -142,14 +143,15 @@ static void report_json(const char *model, const lg_run_options *ro, const char 
     json_key_bool(&j, "ok", true);
     json_key_str(&j, "precision", lg_precision_name(ro->precision));
     json_key_str(&j, "fill", n_inputs ? "files" : (fill ? fill : "half"));
-    json_key_uint(&j, "n_inputs", lg_interp_n_inputs(it));
-    uint32_t no = lg_interp_n_outputs(it);
+    json_key_uint(&j, "n_inputs", lg_chain_n_inputs(it));
+    if (lg_chain_n_parts(it) > 1) json_key_uint(&j, "n_parts", lg_chain_n_parts(it));
+    uint32_t no = lg_chain_n_outputs(it);
     json_key_uint(&j, "n_outputs", no);
     json_key(&j, "outputs");
     json_arr_open(&j);
     for (uint32_t k = 0; k < no; k++) {
         lg_tensor_view ov;
-        lg_interp_output(it, k, &ov);
+        lg_chain_output(it, k, &ov);
         double mn, mx, mean;
         int64_t nf;
         bool def;
@@ -182,11 +184,14 @@ static void report_json(const char *model, const lg_run_options *ro, const char 
     *ok = json_finish(&j) == 0;
 }
 
-static void report_text(const char *model, const lg_model *m, const lg_run_options *ro, const lg_interp *it) {
-    printf("%s: ran %u ops in %s\n", model, m->subgraphs[0].n_ops, lg_precision_name(ro->precision));
-    for (uint32_t k = 0; k < lg_interp_n_outputs(it); k++) {
+static void report_text(const char *model, const cli_chain *ex, const lg_run_options *ro) {
+    const lg_chain *it = ex->chain;
+    printf("%s: ran %u ops in %s", model, ex->n_ops, lg_precision_name(ro->precision));
+    if (ex->n > 1) printf(" (%u parts in a chain)", ex->n);
+    printf("\n");
+    for (uint32_t k = 0; k < lg_chain_n_outputs(it); k++) {
         lg_tensor_view ov;
-        lg_interp_output(it, k, &ov);
+        lg_chain_output(it, k, &ov);
         double mn, mx, mean;
         int64_t nf;
         bool def;
@@ -266,33 +271,33 @@ int cmd_run(const cli_verb *verb, int argc, char **argv) {
     const char *out_work = out_dir ? od_out.work : NULL;
     const char *dump_work = dump_dir ? (shared ? od_out.work : od_dump.work) : NULL;
 
-    cli_file f;
-    memset(&f, 0, sizeof f);
-    lg_model *m = NULL;
-    lg_interp *it = NULL;
+    cli_chain ex;
+    memset(&ex, 0, sizeof ex);
     cli_inputs in;
     memset(&in, 0, sizeof in);
     dump_ctx d;
     memset(&d, 0, sizeof d);
     lg_error err;
     rc = CLI_ERROR;
-    if (cli_model_load(pos[0], &f, &m) != 0) goto out;
+    bool split = cli_is_split_file(pos[0]);
+    if (split && dump_work) { cli_usage_error(v, "--dump-all takes a model, not a split file"); goto out; }
     if (dump_work) {
         char path[4096 + 64];
         snprintf(path, sizeof path, "%s/manifest.json", dump_work);
         d.manifest = cli_output_fopen(path, false);
         if (!d.manifest) goto out;
         d.dir = dump_work;
-        d.m = m;
         write_manifest_head(&d, pos[0], ro.precision);
         ro.tap = dump_tap;
         ro.tap_ud = &d;
         ro.keep_all = true;
     }
-    if (lg_interp_create(m, &ro, &it, &err) != LG_OK) { cli_lib_error(pos[0], &err); goto out; }
-    if (cli_inputs_make_ex(it, inputs, n_inputs, fill, allow_flat, &in)) goto out;
-    if (cli_inputs_set(it, &in)) goto out;
-    if (lg_interp_invoke(it, &err) != LG_OK) {
+    if (cli_exec_open(pos[0], &ro, &ex)) goto out;
+    d.m = ex.models[0]; /* the taps run after create: they name ops of the model */
+    lg_chain *it = ex.chain;
+    if (cli_inputs_make_chain(it, inputs, n_inputs, fill, allow_flat, &in)) goto out;
+    if (cli_inputs_set_chain(it, &in)) goto out;
+    if (lg_chain_invoke(it, &err) != LG_OK) {
         if (!d.failed) cli_lib_error(pos[0], &err);
         goto out;
     }
@@ -313,8 +318,8 @@ int cmd_run(const cli_verb *verb, int argc, char **argv) {
         report_json(pos[0], &ro, fill, n_inputs, it, out_dir != NULL, &ok);
         rc = ok ? CLI_OK : cli_error("cannot write the report");
     } else {
-        report_text(pos[0], m, &ro, it);
-        uint32_t no = lg_interp_n_outputs(it);
+        report_text(pos[0], &ex, &ro);
+        uint32_t no = lg_chain_n_outputs(it);
         if (out_dir) printf("wrote %u output(s) to %s/output_K.npy\n", no, od_out.path);
         if (dump_dir) printf("wrote every op's outputs to %s (manifest.json lists them)\n", dump_dir);
         rc = CLI_OK;
@@ -324,8 +329,6 @@ out:
     cli_outdir_abort(&od_out);
     cli_outdir_abort(&od_dump);
     cli_inputs_free(&in);
-    lg_interp_free(it);
-    lg_model_free(m);
-    if (f.map) cli_file_close(&f);
+    cli_chain_close(&ex);
     return rc;
 }

@@ -65,11 +65,9 @@ static int check_shape(const char *file, int idx, const lg_tensor_view *v, const
 }
 
 /* The input a --input key names: an input's name first, else an index. -1 if none. */
-static int input_index(const lg_interp *it, const char *key, size_t kl) {
-    uint32_t n = lg_interp_n_inputs(it);
+static int input_index(const lg_tensor_view *views, uint32_t n, const char *key, size_t kl) {
     for (uint32_t i = 0; i < n; i++) {
-        lg_tensor_view v;
-        lg_interp_input(it, i, &v);
+        lg_tensor_view v = views[i];
         if (v.name && strlen(v.name) == kl && strncmp(v.name, key, kl) == 0) return (int)i;
     }
     if (kl == 0 || kl > 9) return -1;
@@ -82,16 +80,16 @@ static int input_index(const lg_interp *it, const char *key, size_t kl) {
 }
 
 /* One --input NAME=FILE.npy into in->data. */
-static int input_from_file(const lg_interp *it, const char *spec, bool allow_flat, cli_inputs *in, uint8_t *given) {
+static int input_from_file(const lg_tensor_view *views, uint32_t n, const char *spec, bool allow_flat, cli_inputs *in,
+                           uint8_t *given) {
     const char *eq = strchr(spec, '=');
     if (!eq || eq == spec || !eq[1]) return cli_error("--input takes NAME=FILE.npy, not '%s'", spec);
     size_t kl = (size_t)(eq - spec);
-    int idx = input_index(it, spec, kl);
+    int idx = input_index(views, n, spec, kl);
     if (idx < 0) return cli_error("--input %.*s: the model has no input of that name or index", (int)kl, spec);
     if (given[idx]) return cli_error("--input %.*s: input %d is given twice", (int)kl, spec, idx);
     const char *file = eq + 1;
-    lg_tensor_view v;
-    lg_interp_input(it, (uint32_t)idx, &v);
+    lg_tensor_view v = views[idx];
     lg_npy a;
     lg_error err;
     if (lg_npy_read_file(file, &a, &err) != LG_OK) return cli_error("%s", err.msg);
@@ -111,10 +109,9 @@ static int input_from_file(const lg_interp *it, const char *spec, bool allow_fla
     return rc;
 }
 
-int cli_inputs_make_ex(const lg_interp *it, const char *const *specs, int n_specs, const char *fill,
-                       bool allow_flat, cli_inputs *in) {
+int cli_inputs_make_views(const lg_tensor_view *views, uint32_t n, const char *const *specs, int n_specs,
+                          const char *fill, bool allow_flat, cli_inputs *in) {
     memset(in, 0, sizeof *in);
-    uint32_t n = lg_interp_n_inputs(it);
     in->n = n;
     in->data = calloc(n ? n : 1, sizeof *in->data);
     uint8_t *given = calloc(n ? n : 1, 1);
@@ -124,11 +121,10 @@ int cli_inputs_make_ex(const lg_interp *it, const char *const *specs, int n_spec
         return cli_error("out of memory");
     }
     int rc = 0;
-    for (int s = 0; s < n_specs && !rc; s++) rc = input_from_file(it, specs[s], allow_flat, in, given);
+    for (int s = 0; s < n_specs && !rc; s++) rc = input_from_file(views, n, specs[s], allow_flat, in, given);
     for (uint32_t i = 0; i < n && !rc; i++) {
         if (given[i]) continue;
-        lg_tensor_view v;
-        lg_interp_input(it, i, &v);
+        lg_tensor_view v = views[i];
         if (v.type != LG_FLOAT32) {
             rc = cli_error("input %u \"%s\" is %s: give it with --input NAME=FILE.npy", i, v.name ? v.name : "",
                            lg_dtype_name(v.type));
@@ -144,6 +140,28 @@ int cli_inputs_make_ex(const lg_interp *it, const char *const *specs, int n_spec
     return rc;
 }
 
+int cli_inputs_make_ex(const lg_interp *it, const char *const *specs, int n_specs, const char *fill,
+                       bool allow_flat, cli_inputs *in) {
+    uint32_t n = lg_interp_n_inputs(it);
+    lg_tensor_view *views = calloc(n ? n : 1, sizeof *views);
+    if (!views) return cli_error("out of memory");
+    for (uint32_t i = 0; i < n; i++) lg_interp_input(it, i, &views[i]);
+    int rc = cli_inputs_make_views(views, n, specs, n_specs, fill, allow_flat, in);
+    free(views);
+    return rc;
+}
+
+int cli_inputs_make_chain(const lg_chain *c, const char *const *specs, int n_specs, const char *fill,
+                          bool allow_flat, cli_inputs *in) {
+    uint32_t n = lg_chain_n_inputs(c);
+    lg_tensor_view *views = calloc(n ? n : 1, sizeof *views);
+    if (!views) return cli_error("out of memory");
+    for (uint32_t i = 0; i < n; i++) lg_chain_input(c, i, &views[i]);
+    int rc = cli_inputs_make_views(views, n, specs, n_specs, fill, allow_flat, in);
+    free(views);
+    return rc;
+}
+
 int cli_inputs_make(const lg_interp *it, const char *const *specs, int n_specs, const char *fill,
                     cli_inputs *in) {
     return cli_inputs_make_ex(it, specs, n_specs, fill, false, in);
@@ -155,6 +173,16 @@ int cli_inputs_set(lg_interp *it, const cli_inputs *in) {
         lg_error err;
         lg_interp_input(it, i, &v);
         if (lg_interp_set_input(it, i, v.type, in->data[i], v.nbytes, &err) != LG_OK) return cli_error("%s", err.msg);
+    }
+    return 0;
+}
+
+int cli_inputs_set_chain(lg_chain *c, const cli_inputs *in) {
+    for (uint32_t i = 0; i < in->n; i++) {
+        lg_tensor_view v;
+        lg_error err;
+        lg_chain_input(c, i, &v);
+        if (lg_chain_set_input(c, i, v.type, in->data[i], v.nbytes, &err) != LG_OK) return cli_error("%s", err.msg);
     }
     return 0;
 }

@@ -16,10 +16,16 @@ typedef struct cli_inputs {
    CLI_ERROR (printed). */
 int cli_inputs_make_ex(const lg_interp *it, const char *const *specs, int n_specs, const char *fill,
                        bool allow_flat, cli_inputs *in);
+/* The same for a chain's inputs (a split model), and for any list of input views. */
+int cli_inputs_make_chain(const lg_chain *c, const char *const *specs, int n_specs, const char *fill,
+                          bool allow_flat, cli_inputs *in);
+int cli_inputs_make_views(const lg_tensor_view *views, uint32_t n, const char *const *specs, int n_specs,
+                          const char *fill, bool allow_flat, cli_inputs *in);
 /* The same with allow_flat false. */
 int cli_inputs_make(const lg_interp *it, const char *const *specs, int n_specs, const char *fill,
                     cli_inputs *in);
 int cli_inputs_set(lg_interp *it, const cli_inputs *in);
+int cli_inputs_set_chain(lg_chain *c, const cli_inputs *in);
 void cli_inputs_free(cli_inputs *in);
 
 /* ---- output folders, made all at once: the files go into a temporary folder next to the
