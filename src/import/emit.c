@@ -503,8 +503,9 @@ bool li_attr_is(const lg_onnx_node *n, const char *name, const char *s, const ch
 }
 
 const li_op_entry *li_find_op(const char *op_type, uint32_t n, int64_t opset) {
-    const li_op_entry *const tables[] = {li_ops_elementwise, li_ops_conv, li_ops_shape, li_ops_reduce, li_ops_resize,
-                                         li_ops_index, li_ops_grid, li_ops_einsum};
+    /* li_ops_gather before li_ops_reduce: its ArgMax/ArgMin (with select_last_index) win */
+    const li_op_entry *const tables[] = {li_ops_gather, li_ops_scatter, li_ops_elementwise, li_ops_conv, li_ops_shape,
+                                         li_ops_reduce, li_ops_resize, li_ops_index, li_ops_grid, li_ops_einsum};
     for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
         for (const li_op_entry *e = tables[t]; e->op_type; e++)
             if (strlen(e->op_type) == n && memcmp(e->op_type, op_type, n) == 0 &&

@@ -142,6 +142,8 @@ extern const li_op_entry li_ops_resize[];
 extern const li_op_entry li_ops_index[];
 extern const li_op_entry li_ops_grid[];
 extern const li_op_entry li_ops_einsum[];
+extern const li_op_entry li_ops_gather[];
+extern const li_op_entry li_ops_scatter[];
 
 LG_INTERNAL int64_t li_norm_axis(int64_t a, int rank);
 LG_INTERNAL void li_note(li_ctx *c, const char *fmt, ...) LGI_PRINTF(2, 3);
@@ -150,6 +152,29 @@ LG_INTERNAL void li_note(li_ctx *c, const char *fmt, ...) LGI_PRINTF(2, 3);
 LG_INTERNAL int32_t li_erf(li_ctx *c, int32_t x);
 /* erf-GELU pattern starting at node i (Div/Mul by sqrt 2 ... Mul 0.5): fused, or false */
 LG_INTERNAL bool li_try_gelu(li_ctx *c, uint32_t i);
+
+/* ---- element indexing (lower_gather.c, shared with lower_scatter.c) */
+/* row-major strides (in elements) of s */
+LG_INTERNAL void li_strides(const lg_shape *s, int64_t *st);
+/* every value of the constant integer tensor t (malloc'd, *n of them); NULL when t is not
+   constant (no error) or on an error */
+LG_INTERNAL int64_t *li_const_ints_all(li_ctx *c, int32_t t, uint32_t *n);
+/* v counted from the end when negative (ONNX); outside [-dim, dim): a format error naming
+   indices element `at` */
+LG_INTERNAL bool li_norm_index(li_ctx *c, int64_t v, int64_t dim, int64_t at, int64_t *out);
+/* x reshaped to 1-D */
+LG_INTERNAL int32_t li_flatten(li_ctx *c, int32_t x);
+/* a 1-D INT32 constant of n values (any length, unlike li_ki32) */
+LG_INTERNAL int32_t li_ki32_n(li_ctx *c, const int64_t *v, int64_t n);
+/* GATHER(x, pos, axis 0) */
+LG_INTERNAL int32_t li_gather0(li_ctx *c, int32_t x, int32_t pos);
+/* GatherElements/ScatterElements: data and indices of one rank r >= 1, the indices no larger
+   than the data off the axis, the data's positions fitting INT32; the normalized axis
+   attribute, or -1 (the node failed) */
+LG_INTERNAL int li_elements_axis(li_ctx *c, int32_t x, int32_t idx);
+/* for every element of the indices shape is (row-major), its offset in the data of shape xs
+   with the axis coordinate zero: sum over d != axis of coordinate_d * stride_d (malloc'd) */
+LG_INTERNAL int64_t *li_element_base(li_ctx *c, const lg_shape *xs, const lg_shape *is, int axis);
 
 /* The one node reading value v (after node from), or -1 (none, several, or a graph output). */
 LG_INTERNAL int32_t li_sole_consumer(li_ctx *c, lg_onnx_str v, uint32_t from);

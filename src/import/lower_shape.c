@@ -261,10 +261,21 @@ static lg_status lower_slice(li_ctx *c) {
         b[a] = sv;
         e[a] = ev;
         st[a] = step;
-        if (sv == -1) return li_unsupported(c, "an empty slice");
     }
-    for (int i = 0; i < s.rank; i++)
-        if (b[i] == e[i]) return li_unsupported(c, "an empty slice");
+    /* elements per axis: ceil((end - start) / step), 0 for an empty range */
+    int64_t cnt[LG_MAX_RANK];
+    bool empty = false;
+    for (int i = 0; i < s.rank; i++) {
+        int64_t span = st[i] > 0 ? e[i] - b[i] : b[i] - e[i], k = st[i] > 0 ? st[i] : -st[i];
+        cnt[i] = b[i] < 0 || span <= 0 ? 0 : (span + k - 1) / k;
+        if (cnt[i] == 0) empty = true;
+    }
+    if (empty) {
+        /* torch exports empty slices of shape vectors (x.shape[2:] of a rank-2 x) that a
+           Concat then drops: a constant input gives an empty constant */
+        if (!li_is_const(c, x->t)) return li_unsupported(c, "an empty slice");
+        return li_out(c, 0, li_konst(c, li_type(c, x->t), cnt, (uint32_t)s.rank, NULL, 0), x->onnx_type);
+    }
     return li_out(c, 0, li_slice(c, x->t, b, e, st, end_mask), x->onnx_type);
 }
 
