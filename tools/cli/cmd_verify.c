@@ -19,7 +19,9 @@
 #include "lg/check.h"
 #include "lg/compare.h"
 #include "lg/npy.h"
+#include "lg/split.h"
 #include "run_common.h"
+#include "verify_bisect.h"
 
 /* The repository root: LITEGPU_HOME, else two levels above the executable (build/litegpu). */
 static int find_home(char *out, size_t n) {
@@ -305,6 +307,35 @@ static int nonconstant(const float *x, int64_t n) {
 /* Judge one model's harness report; print it (text) or add it to the JSON array. Returns 1
    when the model is fully on the GPU and within tolerance. *agree_out: check's prediction
    equals the delegate's verdict. */
+int cli_verify_judge(const jv *o, const char *dir, double corr, lg_metrics *m, lg_verdict *vd, bool *pearson_defined) {
+    const char *gf = jv_str(o, "gpu_file", NULL), *cf = jv_str(o, "cpu_file", NULL);
+    if (!gf || !cf) return -1;
+    char gp[PATH_MAX + 600], cp[PATH_MAX + 600];
+    snprintf(gp, sizeof gp, "%s%s%s", gf[0] == '/' ? "" : dir, gf[0] == '/' ? "" : "/", gf);
+    snprintf(cp, sizeof cp, "%s%s%s", cf[0] == '/' ? "" : dir, cf[0] == '/' ? "" : "/", cf);
+    lg_npy a, b;
+    lg_error e2;
+    if (lg_npy_read_file(cp, &a, &e2) != LG_OK) return -1;
+    if (lg_npy_read_file(gp, &b, &e2) != LG_OK) {
+        lg_npy_free(&a);
+        return -1;
+    }
+    float *fa = NULL, *fb = NULL;
+    int rc = -1;
+    if (a.numel == b.numel && lg_npy_to_f32(&a, &fa, &e2) == LG_OK && lg_npy_to_f32(&b, &fb, &e2) == LG_OK) {
+        /* the one judge compare uses (src/run/judge.c): reference = CPU, test = GPU */
+        lg_judge_options jo = {0, 0, corr, 0};
+        lg_judge_values(fa, fb, a.numel, &jo, m, vd);
+        *pearson_defined = nonconstant(fa, a.numel) && nonconstant(fb, b.numel);
+        rc = 0;
+    }
+    free(fa);
+    free(fb);
+    lg_npy_free(&a);
+    lg_npy_free(&b);
+    return rc;
+}
+
 static int verify_one(const char *path, const lg_model *m, const lg_check_report *pred, const jv *rep, const char *dir,
                       const char *prec, const char *fill, double corr, json_w *j, int *agree_out) {
     int compiled = jv_bool(rep, "compiled", 0);
@@ -335,37 +366,19 @@ static int verify_one(const char *path, const lg_model *m, const lg_check_report
     int within = n_out > 0 && compiled && oc;
     for (size_t k = 0; oc && k < n_out; k++) {
         const jv *o = jv_at(outs, k);
-        const char *gf = jv_str(o, "gpu_file", NULL), *cf = jv_str(o, "cpu_file", NULL);
         if (locs && jv_at(locs, k) && jv_at(locs, k)->type == JV_STR)
             snprintf(oc[k].location, sizeof oc[k].location, "%s", jv_at(locs, k)->str);
-        if (!gf || !cf) { within = 0; continue; }
-        char gp[PATH_MAX + 600], cp[PATH_MAX + 600];
-        snprintf(gp, sizeof gp, "%s%s%s", gf[0] == '/' ? "" : dir, gf[0] == '/' ? "" : "/", gf);
-        snprintf(cp, sizeof cp, "%s%s%s", cf[0] == '/' ? "" : dir, cf[0] == '/' ? "" : "/", cf);
-        lg_npy a, b;
-        lg_error e2;
-        if (lg_npy_read_file(cp, &a, &e2) != LG_OK) { within = 0; continue; }
-        if (lg_npy_read_file(gp, &b, &e2) != LG_OK) { lg_npy_free(&a); within = 0; continue; }
-        float *fa = NULL, *fb = NULL;
-        if (a.numel == b.numel && lg_npy_to_f32(&a, &fa, &e2) == LG_OK && lg_npy_to_f32(&b, &fb, &e2) == LG_OK) {
-            /* the one judge compare uses (src/run/judge.c): reference = CPU, test = GPU */
-            lg_judge_options jo = {0, 0, corr, 0};
-            lg_verdict vd;
-            lg_judge_values(fa, fb, a.numel, &jo, &oc[k].m, &vd);
-            oc[k].have = true;
-            oc[k].argmax_equal = oc[k].m.ref_argmax == oc[k].m.test_argmax;
-            oc[k].pearson_defined = nonconstant(fa, a.numel) && nonconstant(fb, b.numel);
-            oc[k].max_rel_defined = oc[k].m.ref_max_abs > 0;
-            oc[k].score = vd.score;
-            oc[k].severity = vd.severity;
-            if (!vd.pass) within = 0;
-        } else {
+        lg_verdict vd;
+        if (cli_verify_judge(o, dir, corr, &oc[k].m, &vd, &oc[k].pearson_defined) != 0) {
             within = 0;
+            continue;
         }
-        free(fa);
-        free(fb);
-        lg_npy_free(&a);
-        lg_npy_free(&b);
+        oc[k].have = true;
+        oc[k].argmax_equal = oc[k].m.ref_argmax == oc[k].m.test_argmax;
+        oc[k].max_rel_defined = oc[k].m.ref_max_abs > 0;
+        oc[k].score = vd.score;
+        oc[k].severity = vd.severity;
+        if (!vd.pass) within = 0;
     }
     int trusted = on_gpu; /* a partially delegated run's numbers vary run to run (peers.md) */
     int ok = on_gpu && within;
@@ -506,7 +519,7 @@ static int verify_one(const char *path, const lg_model *m, const lg_check_report
 }
 
 int cmd_verify(const cli_verb *v, int argc, char **argv) {
-    bool json = false, force = false;
+    bool json = false, force = false, bisect = false;
     const char *prec = NULL, *fill = NULL, *out_dir = NULL, *corr_s = NULL, *timeout_s = NULL;
     const cli_flag flags[] = {
         {"--json", NULL, &json, NULL, NULL, NULL, 0},
@@ -516,6 +529,7 @@ int cmd_verify(const cli_verb *v, int argc, char **argv) {
         {"--out", "-o", NULL, &out_dir, NULL, NULL, 0},
         {"--corr", NULL, NULL, &corr_s, NULL, NULL, 0},
         {"--timeout", NULL, NULL, &timeout_s, NULL, NULL, 0},
+        {"--bisect", NULL, &bisect, NULL, NULL, NULL, 0},
         {NULL, NULL, NULL, NULL, NULL, NULL, 0},
     };
     const char *pos[MAX_MODELS];
@@ -523,6 +537,7 @@ int cmd_verify(const cli_verb *v, int argc, char **argv) {
     int rc = cli_parse(v, argc, argv, flags, pos, MAX_MODELS, &n_pos);
     if (rc >= 0) return rc;
     if (n_pos < 1) return cli_usage_error(v, "expected MODEL...");
+    if (bisect && n_pos != 1) return cli_usage_error(v, "--bisect takes one MODEL");
     /* fp32|f32 and fp16|f16, like every verb; the report says f32/f16 and the harness gets
        gpuOptions.precision's own names (fp32/fp16). The delegate has no f32_f16 mode. */
     int pi = prec ? lg_precision_from_name(prec) : LG_PREC_F32;
@@ -552,6 +567,9 @@ int cmd_verify(const cli_verb *v, int argc, char **argv) {
 
     cli_file files[MAX_MODELS];
     lg_model *models[MAX_MODELS] = {0};
+    lg_model *tapped = NULL; /* --bisect */
+    cli_outdir od; /* before the first goto out: the exit path reads it */
+    memset(&od, 0, sizeof od);
     lg_check_report *preds[MAX_MODELS] = {0};
     int n_loaded = 0;
     rc = CLI_OK;
@@ -567,8 +585,6 @@ int cmd_verify(const cli_verb *v, int argc, char **argv) {
     const char *dir = out_dir;
     char *otext = NULL, *etext = NULL;
     if (rc != CLI_OK) goto out;
-    cli_outdir od;
-    memset(&od, 0, sizeof od);
     if (out_dir) {
         /* filled in a temporary folder that becomes out_dir only when the run completes */
         if (cli_outdir_begin(&od, out_dir, force)) { rc = CLI_ERROR; goto out; }
@@ -581,8 +597,24 @@ int cmd_verify(const cli_verb *v, int argc, char **argv) {
     char so[PATH_MAX + 32], se[PATH_MAX + 32];
     snprintf(so, sizeof so, "%s/harness.json", dir);
     snprintf(se, sizeof se, "%s/harness.log", dir);
+    /* --bisect: the model with every float intermediate as an extra output runs instead */
+    char tapped_path[PATH_MAX + 64];
+    const char *run_paths[MAX_MODELS];
+    for (int i = 0; i < n_pos; i++) run_paths[i] = pos[i];
+    if (bisect) {
+        lg_error err;
+        uint32_t n_added = 0;
+        snprintf(tapped_path, sizeof tapped_path, "%s/tapped.tflite", dir);
+        lg_write_options wo = {.force = false};
+        if (lg_model_taps(models[0], NULL, 0, &tapped, &n_added, &err) != LG_OK ||
+            lg_tflite_write_file(tapped, tapped_path, &wo, &err) != LG_OK) {
+            rc = cli_lib_error(pos[0], &err);
+            goto out;
+        }
+        run_paths[0] = tapped_path;
+    }
     if (isatty(2)) fprintf(stderr, "verify: running %d model(s) on ML Drift (WebGPU, %s) in headless Chromium...\n", n_pos, prec);
-    int hrc = run_harness(home, pos, n_pos, harness_prec, fill, dir, timeout_ms, so, se);
+    int hrc = run_harness(home, run_paths, n_pos, harness_prec, fill, dir, timeout_ms, so, se);
     size_t ol = 0;
     otext = slurp(so, &ol);
     etext = slurp(se, NULL);
@@ -663,6 +695,22 @@ int cmd_verify(const cli_verb *v, int argc, char **argv) {
             continue;
         }
         int agree = 0;
+        if (bisect) {
+            if (json) {
+                json_obj_open(&j);
+                json_key_str(&j, "model", pos[i]);
+            }
+            int bok = cli_bisect_report(pos[i], tapped, models[i]->subgraphs[0].n_outputs, reps[i], dir, prec, corr,
+                                        json ? &j : NULL);
+            if (json) {
+                json_key_bool(&j, "ok", bok);
+                json_obj_close(&j);
+            }
+            if (bok) n_ok++;
+            else all_ok = 0;
+            jv_free(reps[i]);
+            continue;
+        }
         if (verify_one(pos[i], models[i], preds[i], reps[i], dir, prec, fill, corr, json ? &j : NULL, &agree)) n_ok++;
         else all_ok = 0;
         n_agree += agree > 0;
@@ -698,6 +746,7 @@ out:
             cli_outdir_abort(&od);
         }
     }
+    lg_model_free(tapped);
     for (int i = 0; i < n_loaded; i++) {
         lg_check_report_free(preds[i]);
         lg_model_free(models[i]);

@@ -102,6 +102,23 @@ static const cli_verb verbs[] = {
      "  -h, --help          show this help\n"
      "Options a mode does not take (--target or --gpu with --explain, --markdown without\n"
      "--list-rules) are errors.\n"},
+    {"taps", cmd_taps,
+     "Add intermediate tensors as extra outputs, to find the first broken op on a device.",
+     "litegpu taps MODEL -o OUT.tflite [--tensors NAME,...] [--every N] [--force] [--json]",
+     "Writes OUT with the model's outputs first (output K keeps its meaning) and the taps after\n"
+     "them, and prints one line per tap: its output index, tensor and the op that computes it.\n"
+     "Run OUT on the phone and compare each tap with `litegpu run OUT` on the same input: the\n"
+     "first tap that differs names the first broken op (a tap is stored, so the delegate cannot\n"
+     "fuse across it). By default every float tensor an op computes at run time is tapped\n"
+     "(constant-folded values such as DEQUANTIZE of fp16 weights are not).\n"
+     "\n"
+     "options:\n"
+     "  -o, --output OUT        the file to write (required; never the input file)\n"
+     "  --tensors NAME,...      tap these tensors (by name)\n"
+     "  --every N               tap the first float output of every N-th op (run order)\n"
+     "  --force                 replace OUT if it exists\n"
+     "  --json                  print the taps as JSON\n"
+     "  -h, --help              show this help\n"},
     {"run", cmd_run,
      "Run the model with the reference kernels, in fp32 or emulated GPU fp16.",
      cli_run_usage, cli_run_help}, /* tools/cli/cmd_run.c keeps run's usage and help */
@@ -150,7 +167,7 @@ static const cli_verb verbs[] = {
      "  -h, --help            show this help\n"},
     {"verify", cmd_verify,
      "Run the model on the real ML Drift GPU delegate (LiteRT.js WebGPU) and hold check to it.",
-     "litegpu verify MODEL... [--precision f32|f16] [--fill half|pattern] [--corr C] [--timeout S] [--out DIR [--force]] [--json]",
+     "litegpu verify MODEL... [--precision f32|f16] [--fill half|pattern] [--corr C] [--timeout S] [--out DIR [--force]] [--bisect] [--json]",
      "Loads the model into ML Drift, the engine of CompiledModel GPU, through LiteRT.js's\n"
      "WebGPU backend in headless Chromium (software adapter; no phone, no GPU), and reports\n"
      "whether it compiled, whether it runs fully on the GPU (judged from isFullyAccelerated,\n"
@@ -168,6 +185,10 @@ static const cli_verb verbs[] = {
      "                      output is judged as compare judges it, score = rms error / scale <= 0.05)\n"
      "  -o, --out DIR       keep the outputs (.npy) and the harness log in DIR\n"
      "  --force             with --out: write into a non-empty DIR\n"
+     "  --bisect            one MODEL: tap every float tensor an op computes as an extra output,\n"
+     "                      judge each GPU value against the CPU's and name the first op, in run\n"
+     "                      order, whose output diverges (a tap is stored, so a divergence only a\n"
+     "                      fused kernel makes may vanish: the report says so)\n"
      "  --timeout S         seconds allowed for each model (default 180); a model that takes\n"
      "                      longer is an error (exit 2), not a verdict\n"
      "  --json              print the report as JSON\n"
