@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# `litegpu fix` on every rule model of tests/models/rule_models*.c (the LGM_DELEGATE ones,
+# built by tests/tools/make_rule_models.c: real constants, LiteRT.js-friendly I/O):
+#  - a trigger of a rule some pass removes (FIXED below): after fix, check --target mldrift
+#    --gpu any no longer reports that rule; LiteRT.js (wasm + XNNPACK, the peer) runs the
+#    original and the fixed model on the same input and agrees within 1e-6 of each output's
+#    magnitude (the exact bound); and the real ML Drift delegate (verify, WebGPU) takes the
+#    fixed model fully when fix says READY and agrees with LiteRT's CPU path;
+#  - a trigger of any other rule: fix exits 1 and leaves the rule with a "why" in the JSON;
+#  - every near-miss: fix changes nothing (the same ops, in order).
+# Env: LG (default build/litegpu).
+set -u
+cd "$(dirname "$0")/../.."
+LG=${LG:-build/litegpu}
+PY=/usr/bin/python3; [ -x "$PY" ] || PY=python3
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+pass=0; fail=0
+ok()  { echo "PASS $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL $1${2:+: $2}"; fail=$((fail + 1)); }
+finish() { echo "fix: $pass passed, $fail failed"; [ "$fail" -eq 0 ]; exit $?; }
+# the rules a pass removes on these triggers (the README's fix table)
+FIXED=" const-only-inputs "
+if ! cc -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc -o "$T/mk" tests/tools/make_rule_models.c \
+        tests/models/rule_models*.c build/liblitegpu.a -lm 2>"$T/cc.err" || ! mkdir -p "$T/r" || ! "$T/mk" "$T/r" >/dev/null; then
+    bad "build the rule models" "$(head -c 300 "$T/cc.err")"; finish
+fi
+mkdir -p "$T/f"
+fixed_models=()
+ready_models=()
+while IFS=$'\t' read -r file rule kind args; do
+    [ "$file" = file ] && continue
+    [ -n "$args" ] && continue  # rules tested with extra check arguments (graph-size)
+    m="$T/r/$file"; o="$T/f/$file"
+    "$LG" fix "$m" -o "$o" --gpu any --json >"$T/j.json" 2>"$T/err"; rc=$?
+    if [ "$kind" = nearmiss ]; then
+        if [ "$rc" -le 1 ] && "$LG" info --json "$m" >"$T/a.json" && "$LG" info --json "$o" >"$T/b.json" && \
+           "$PY" -c 'import json,sys; a,b=[json.load(open(p))["subgraphs"][0]["ops"] for p in sys.argv[1:3]]; sys.exit(a!=b)' "$T/a.json" "$T/b.json"
+        then ok "$file: near-miss unchanged"
+        elif [ "$rc" = 2 ] && grep -q 'litegpu: error' "$T/err"; then ok "$file: near-miss refused cleanly ($(head -c 80 "$T/err"))"
+        else bad "$file: near-miss" "exit $rc: $(head -c 300 "$T/err")"; fi
+        continue
+    fi
+    if [ "$rc" = 2 ]; then
+        # a model TFLite itself refuses (LGM_INVALID) is refused by the reader too
+        if [ "$(wc -l <"$T/err")" = 1 ]; then ok "$file: refused cleanly (an invalid model)"; else bad "$file" "exit 2: $(cat "$T/err")"; fi
+        continue
+    fi
+    "$LG" check "$o" --gpu any --json >"$T/c.json" 2>/dev/null
+    still=$("$PY" -c 'import json,sys; r=json.load(open(sys.argv[1])); print(sum(f["rule"]==sys.argv[2] and f["severity"]=="blocker" for f in r["findings"]))' "$T/c.json" "$rule")
+    case "$FIXED" in
+    *" $rule "*)
+        if [ "$still" = 0 ]; then ok "$file: $rule removed"; fixed_models+=("$file"); else bad "$file: $rule still reported" "$(head -c 300 "$T/j.json")"; fi
+        [ "$rc" = 0 ] && ready_models+=("$o") ;;
+    *)
+        if "$PY" -c '
+import json,sys
+r=json.load(open(sys.argv[1])); rule=sys.argv[2]
+left=[l for l in r["left"] if l["rule"]==rule]
+assert (not left and r["after"]["n_blockers"]==0) or all(len(l["why"])>20 for l in left), r["left"]
+' "$T/j.json" "$rule" 2>"$T/py.err"; then ok "$file: $rule left with why"
+        else bad "$file: $rule why" "$(tail -n 1 "$T/py.err")"; fi ;;
+    esac
+done <"$T/r/manifest.tsv"
+
+# LiteRT.js runs the original and the fixed models alike (within 1e-6 of the magnitude)
+if [ "${#fixed_models[@]}" -gt 0 ]; then
+    args=()
+    for f in "${fixed_models[@]}"; do args+=("$T/r/$f"); done
+    node --no-liftoff peers/litert_run.js --fill pattern --out "$T/lo" "${args[@]}" >"$T/lo.jsonl" 2>"$T/lo.err"
+    mkdir -p "$T/fixed" && for f in "${fixed_models[@]}"; do cp "$T/f/$f" "$T/fixed/$f"; done
+    args=(); for f in "${fixed_models[@]}"; do args+=("$T/fixed/$f"); done
+    node --no-liftoff peers/litert_run.js --fill pattern --out "$T/lf" "${args[@]}" >"$T/lf.jsonl" 2>"$T/lf.err"
+    for f in "${fixed_models[@]}"; do
+        n=${f%.tflite}
+        if [ ! -f "$T/lo/$n/pattern/output_0.npy" ]; then bad "$f: LiteRT.js on the original" "$(grep "$n" "$T/lo.jsonl" | head -c 200)"; continue; fi
+        good=1; detail=""
+        for a in "$T/lo/$n/pattern"/output_*.npy; do
+            b="$T/lf/$n/pattern/$(basename "$a")"
+            if ! detail=$("$PY" tests/e2e/npy_compare.py "$a" "$b" 1e-6 2>&1); then good=0; break; fi
+        done
+        if [ "$good" = 1 ]; then ok "$f: LiteRT.js agrees on the fixed model (<= 1e-6 of magnitude)"; else bad "$f: LiteRT.js parity" "$detail"; fi
+    done
+fi
+# the real ML Drift delegate takes the READY ones fully and agrees with the CPU
+if [ "${#ready_models[@]}" -gt 0 ]; then
+    "$LG" verify --json "${ready_models[@]}" >"$T/v.json" 2>"$T/v.err"; rc=$?
+    if "$PY" -c '
+import json,sys
+r=json.load(open(sys.argv[1]))
+bad=[m["model"] for m in r["models"] if not (m.get("fully_on_gpu") and m.get("within_tolerance"))]
+assert not bad, bad' "$T/v.json" 2>"$T/py.err"; then ok "ML Drift takes the ${#ready_models[@]} READY fixed model(s) fully and agrees with the CPU"
+    else bad "ML Drift on the fixed models" "exit $rc: $(tail -n 1 "$T/py.err") $(head -c 200 "$T/v.err")"; fi
+fi
+finish
