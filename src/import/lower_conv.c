@@ -138,6 +138,7 @@ static int32_t bn_after(li_ctx *c, lg_onnx_str v, int64_t m, double *a, double *
     for (uint32_t k = 1; k < bn->n_outputs; k++)
         if (bn->outputs[k].n) return -1;
     if (li_attr_i(bn, "training_mode", 0) != 0 || li_attr_i(bn, "spatial", 1) != 1) return -1;
+    if (c->opset < 7 && li_attr_i(bn, "is_test", 0) == 0) return -1; /* training form (lower_batchnorm) */
     const float *p[4];
     for (int k = 0; k < 4; k++) {
         const li_val *pv = li_find(c, bn->inputs[1 + k]);
@@ -486,6 +487,21 @@ static lg_status lower_gemm(li_ctx *c) {
     if (ta) at = li_transpose(c, at, p10, 2);
     int64_t K = li_dim(c, at, 1);
     int64_t N = tb ? li_dim(c, b->t, 0) : li_dim(c, b->t, 1);
+    if (c->opset < 7 && cc) {
+        /* Gemm-1 and -6 (Changelog.md): C is (M, N) unless broadcast=1 ("input tensor C will
+           be broadcasted to match the dimension requirement"); Gemm-7 broadcasts C
+           unidirectionally. So a C that does not broadcast to (M, N) is malformed, and one
+           that does means the same. */
+        lg_shape cs = li_shape(c, cc->t);
+        int64_t want[2] = {li_dim(c, at, 0), N};
+        bool exact = cs.rank == 2 && cs.dim[0] == want[0] && cs.dim[1] == want[1], fits = cs.rank <= 2;
+        for (int i = 0; i < cs.rank && fits; i++)
+            fits = cs.dim[i] == 1 || cs.dim[i] == want[2 - cs.rank + i];
+        if (!exact && (!fits || li_attr_i(c->node, "broadcast", 0) == 0))
+            return li_bad(c, LG_ERR_FORMAT, "opset %lld form: C does not have the output's shape (%lld, %lld)%s",
+                          (long long)c->opset, (long long)want[0], (long long)want[1],
+                          fits ? " and broadcast is 0" : "");
+    }
     const float *bf = li_const_f32(c, b->t);
     int32_t y;
     int32_t bias = -1;
@@ -522,24 +538,42 @@ static lg_status lower_gemm(li_ctx *c) {
 
 /* ------------------------------------------------------------------ BatchNormalization */
 
-/* (x - mean) * (gamma / sqrt(var + eps)) + beta with [C, 1, ...] constants */
+/* (x - mean) * (gamma / sqrt(var + eps)) + beta with [C, 1, ...] constants: the inference form.
+   Versions (onnx/docs/Changelog.md): BatchNormalization-1 and -6 have is_test (default 0, the
+   training form that normalizes with the batch's statistics: refused) and spatial;
+   BatchNormalization-7 drops is_test (inference is the form with only Y) and keeps spatial,
+   whose 0 form has per-activation parameters of shape (C x D1 x ... x Dn), the same formula
+   elementwise (here the constants keep that shape); BatchNormalization-9 removes spatial;
+   -14 adds training_mode. BatchNormalization-6 does not say what shape spatial=0's
+   parameters have: refused. */
 static lg_status lower_batchnorm(li_ctx *c) {
     const li_val *x = li_need(c, 0);
     LI_TRY(c);
     for (uint32_t k = 1; k < c->node->n_outputs; k++)
         if (li_has_out(c, k)) return li_unsupported(c, "training outputs");
     if (li_attr_i(c->node, "training_mode", 0)) return li_unsupported(c, "training_mode");
-    if (li_attr_i(c->node, "spatial", 1) != 1) return li_unsupported(c, "spatial=0");
+    if (c->opset < 7 && li_attr_i(c->node, "is_test", 0) == 0)
+        return li_unsupported(c, "opset %lld form with is_test=0 (training: the batch's own statistics)", (long long)c->opset);
+    bool spatial = c->opset >= 9 || li_attr_i(c->node, "spatial", 1) != 0;
+    if (!spatial && c->opset < 7)
+        return li_unsupported(c, "opset %lld form with spatial=0 (its parameter shapes are defined from opset 7)", (long long)c->opset);
     int r = li_rank(c, x->t);
     if (r < 2) return li_bad(c, LG_ERR_FORMAT, "input rank %d", r);
-    int64_t C = li_dim(c, x->t, 1);
+    lg_shape xs = li_shape(c, x->t);
+    int64_t C = li_dim(c, x->t, 1), per = C;
+    if (!spatial)
+        for (int i = 2; i < r; i++) per *= xs.dim[i];
     const float *p[4];
     for (int k = 0; k < 4; k++) {
         const li_val *v = li_need(c, 1 + (uint32_t)k);
         LI_TRY(c);
         p[k] = li_const_f32(c, v->t);
-        if (!p[k] || lg_tensor_numel(li_t(c, v->t)) != C) return li_unsupported(c, "parameters computed at run time");
+        if (!p[k]) return li_unsupported(c, "parameters computed at run time");
+        if (lg_tensor_numel(li_t(c, v->t)) != per)
+            return li_bad(c, LG_ERR_FORMAT, "parameter %d has %lld values, not %lld%s", k + 1,
+                          (long long)lg_tensor_numel(li_t(c, v->t)), (long long)per, spatial ? "" : " (spatial=0: C x D1 x ... x Dn)");
     }
+    C = per;
     double eps = li_attr_f(c->node, "epsilon", 1e-5f);
     float *sc = malloc((size_t)C * sizeof *sc), *mu = malloc((size_t)C * sizeof *mu), *be = malloc((size_t)C * sizeof *be);
     if (!sc || !mu || !be) {
@@ -552,8 +586,8 @@ static lg_status lower_batchnorm(li_ctx *c) {
         be[i] = p[1][i];
     }
     int64_t d[LG_MAX_RANK];
-    d[0] = C;
-    for (int i = 1; i < r - 1; i++) d[i] = 1;
+    d[0] = li_dim(c, x->t, 1);
+    for (int i = 1; i < r - 1; i++) d[i] = spatial ? 1 : xs.dim[i + 1];
     int32_t ks = li_kf32(c, d, (uint32_t)(r - 1), sc), km = li_kf32(c, d, (uint32_t)(r - 1), mu),
             kb = li_kf32(c, d, (uint32_t)(r - 1), be);
     free(sc), free(mu), free(be);
@@ -567,7 +601,7 @@ const li_op_entry li_ops_conv[] = {
     {"Conv", 1, 99, lower_conv},
     {"ConvTranspose", 1, 99, lower_conv_transpose},
     {"MatMul", 1, 99, lower_matmul},
-    {"Gemm", 7, 99, lower_gemm},
-    {"BatchNormalization", 7, 99, lower_batchnorm},
+    {"Gemm", 1, 99, lower_gemm},                       /* Gemm-1/6: broadcast (lower_gemm) */
+    {"BatchNormalization", 1, 99, lower_batchnorm},    /* -1/6/7: is_test, spatial (lower_batchnorm) */
     {NULL, 0, 0, NULL},
 };
