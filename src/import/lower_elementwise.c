@@ -426,6 +426,14 @@ static const struct { const char *onnx; int32_t code; bool to_bool; } binary_map
     {"Or", LG_OP_LOGICAL_OR, true},     {"Xor", LG_OP_NOT_EQUAL, true},
 };
 
+/* 8- and 16-bit integer arithmetic. TFLite's ADD/SUB/MUL/DIV/FLOOR_MOD of INT8, UINT8 and INT16
+   are quantized kernels (they rescale by the tensors' scales) or absent; the exact integer
+   result instead: the operands CAST to INT32, the op, CAST back keeping the low bits
+   (tensorflow/lite/kernels/cast.cc: static_cast), which is numpy's wrapping arithmetic (ONNX's
+   reference): reduction modulo 2^8 or 2^16 commutes with +, - and *; a quotient or remainder
+   of two such values is within their range (but -128 / -1, which wraps as numpy's). */
+static bool small_int(lg_dtype t) { return t == LG_INT8 || t == LG_UINT8 || t == LG_INT16; }
+
 static lg_status lower_binary(li_ctx *c) {
     const li_val *a = li_need(c, 0), *b = li_need(c, 1);
     LI_TRY(c);
@@ -434,15 +442,14 @@ static lg_status lower_binary(li_ctx *c) {
         if (!is(c, binary_map[i].onnx)) continue;
         int32_t code = binary_map[i].code;
         lg_dtype ty = li_type(c, a->t);
-        if (code == LG_OP_DIV && ty != LG_FLOAT32 && ty != LG_INT32)
-            return li_unsupported(c, "Div of %s", lg_onnx_dtype_name(a->onnx_type));
-        if ((code == LG_OP_ADD || code == LG_OP_SUB || code == LG_OP_MUL) && ty != LG_FLOAT32 &&
-            ty != LG_INT32)
-            return li_unsupported(c, "%.*s of %s", LG_ONNX_STR(op_type(c)), lg_onnx_dtype_name(a->onnx_type));
-        if (code == LG_OP_DIV && ty == LG_INT32) {
-            /* ONNX integer Div truncates toward zero (C semantics); TFLite's int DIV is the
-               same for the reference kernel, but it refuses a divisor of 0: keep it. */
+        bool arith = code == LG_OP_ADD || code == LG_OP_SUB || code == LG_OP_MUL || code == LG_OP_DIV;
+        /* ONNX integer Div truncates toward zero (C semantics), as TFLite's int32 DIV. */
+        if (arith && small_int(ty)) {
+            int32_t y = li_binary(c, code, li_cast(c, a->t, LG_INT32), li_cast(c, legacy_rhs(c, a, b), LG_INT32));
+            return li_out(c, 0, li_cast(c, y, ty), a->onnx_type);
         }
+        if (arith && ty != LG_FLOAT32 && ty != LG_INT32)
+            return li_unsupported(c, "%.*s of %s", LG_ONNX_STR(op_type(c)), lg_onnx_dtype_name(a->onnx_type));
         int32_t y = li_binary(c, code, a->t, legacy_rhs(c, a, b));
         return li_out(c, 0, y, binary_map[i].to_bool ? LG_ONNX_BOOL : a->onnx_type);
     }
@@ -464,23 +471,26 @@ static lg_status lower_mod(li_ctx *c) {
     LI_TRY(c);
     lg_dtype ty = li_type(c, a->t);
     if (ty != li_type(c, b->t)) return li_bad(c, LG_ERR_FORMAT, "inputs of different types");
-    if (ty != LG_FLOAT32 && ty != LG_INT32)
+    if (ty != LG_FLOAT32 && ty != LG_INT32 && !small_int(ty))
         return li_unsupported(c, "Mod of %s", lg_onnx_dtype_name(a->onnx_type));
     bool fm = li_attr_i(c->node, "fmod", 0) != 0;
     if (ty == LG_FLOAT32 && !fm) return li_bad(c, LG_ERR_FORMAT, "Mod of floats with fmod = 0 (ONNX requires fmod = 1)");
-    if (!fm) return li_out(c, 0, li_binary(c, LG_OP_FLOOR_MOD, a->t, b->t), a->onnx_type);
     if (ty == LG_FLOAT32) {
         int32_t r = li_binary(c, LG_OP_FLOOR_MOD, li_unary(c, LG_OP_ABS, a->t), li_unary(c, LG_OP_ABS, b->t));
         int32_t neg = li_binary(c, LG_OP_LESS, a->t, li_kf(c, 0));
         int32_t y = LI_OP(c, LG_OP_SELECT_V2, NULL, -1, neg, li_unary(c, LG_OP_NEG, r), r);
         return li_out(c, 0, y, a->onnx_type);
     }
-    int32_t zero = li_ki(c, 0);
-    int32_t r = li_binary(c, LG_OP_FLOOR_MOD, a->t, b->t);
-    int32_t differ = li_binary(c, LG_OP_NOT_EQUAL, li_binary(c, LG_OP_LESS, a->t, zero), li_binary(c, LG_OP_LESS, b->t, zero));
-    int32_t fix = li_binary(c, LG_OP_LOGICAL_AND, li_binary(c, LG_OP_NOT_EQUAL, r, zero), differ);
-    int32_t y = LI_OP(c, LG_OP_SELECT_V2, NULL, -1, fix, li_binary(c, LG_OP_SUB, r, b->t), r);
-    return li_out(c, 0, y, a->onnx_type);
+    /* integers in INT32 (8/16-bit ones widened and narrowed back, small_int) */
+    int32_t at = li_cast(c, a->t, LG_INT32), bt = li_cast(c, b->t, LG_INT32);
+    int32_t r = li_binary(c, LG_OP_FLOOR_MOD, at, bt), y = r;
+    if (fm) {
+        int32_t zero = li_ki(c, 0);
+        int32_t differ = li_binary(c, LG_OP_NOT_EQUAL, li_binary(c, LG_OP_LESS, at, zero), li_binary(c, LG_OP_LESS, bt, zero));
+        int32_t fix = li_binary(c, LG_OP_LOGICAL_AND, li_binary(c, LG_OP_NOT_EQUAL, r, zero), differ);
+        y = LI_OP(c, LG_OP_SELECT_V2, NULL, -1, fix, li_binary(c, LG_OP_SUB, r, bt), r);
+    }
+    return li_out(c, 0, li_cast(c, y, ty), a->onnx_type);
 }
 
 /* Pow: the result has the base's type (Pow-12 added integer bases and an exponent type of its
