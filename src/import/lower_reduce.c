@@ -240,12 +240,62 @@ static int32_t lowest_of(li_ctx *c, int32_t x) {
     }
 }
 
-/* Pools TFLite has no op for (dilations, 3-D, a max of integers): PADV2 (-inf or the type's
-   lowest for a max, 0 for an average) to [-pb, in + pe2), then per spatial axis the
-   combination (MAXIMUM or ADD) of the k STRIDED_SLICEs j d, j d + s, ... (j < k): a window is
-   the product of its per-axis taps, so axis by axis gives each output the max (exactly) or
-   the sum of its window; an average is then divided by its count (pool_count). */
-static int32_t pool_slices(li_ctx *c, int32_t x, const pool_geom *g, bool maxp, bool count_pad) {
+/* t[..., begin : begin + (n - 1) step + 1 : step, ...] on axis a */
+static int32_t slice_axis(li_ctx *c, int32_t t, int a, int64_t begin, int64_t step, int64_t n) {
+    int r = li_rank(c, t);
+    int64_t b[LG_MAX_RANK], e[LG_MAX_RANK], st[LG_MAX_RANK];
+    for (int q = 0; q < r; q++) b[q] = 0, e[q] = li_dim(c, t, q), st[q] = 1;
+    b[a] = begin;
+    e[a] = begin + (n - 1) * step + 1;
+    st[a] = step;
+    return li_slice(c, t, b, e, st, 0);
+}
+
+/* MaxPool's Indices: the position in the flattened input, ((n C + c) D + d) H + h) W + w
+   (storage_order 0) or with the spatial dims in reverse order (1, column major), padding
+   excluded. As a constant over the padded spatial positions ([1, 1, P...], -1 in the
+   padding; the batch and channel part added at the end). */
+static int32_t pool_index_table(li_ctx *c, const pool_geom *g, bool col_major) {
+    int off = 3 - g->nsp;
+    int64_t p[3], n = 1, stride[3], acc = 1;
+    for (int i = 0; i < 3; i++) p[i] = g->in[i] + g->pb[i] + g->pe2[i], n *= p[i];
+    for (int k = 0; k < 3; k++) {
+        int i = col_major ? k : 2 - k; /* row major: W fastest */
+        stride[i] = acc;
+        acc *= g->in[i];
+    }
+    int32_t *v = malloc((size_t)n * sizeof *v);
+    if (!v) {
+        c->st = lgi_fail(c->err, LG_ERR_NOMEM, "out of memory");
+        return -1;
+    }
+    for (int64_t q0 = 0; q0 < p[0]; q0++)
+        for (int64_t q1 = 0; q1 < p[1]; q1++)
+            for (int64_t q2 = 0; q2 < p[2]; q2++) {
+                int64_t q[3] = {q0 - g->pb[0], q1 - g->pb[1], q2 - g->pb[2]}, idx = 0;
+                for (int i = 0; i < 3 && idx >= 0; i++)
+                    idx = q[i] < 0 || q[i] >= g->in[i] ? -1 : idx + q[i] * stride[i];
+                v[(q0 * p[1] + q1) * p[2] + q2] = (int32_t)idx;
+            }
+    int64_t d[5] = {1, 1, p[0], p[1], p[2]};
+    int64_t *dd = d + off;
+    dd[0] = dd[1] = 1;
+    int32_t t = li_konst(c, LG_INT32, dd, (uint32_t)(2 + g->nsp), v, (uint64_t)n * 4);
+    free(v);
+    return t;
+}
+
+/* Pools TFLite has no op for (dilations, 3-D, a max of integers, MaxPool's Indices): PADV2
+   (-inf or the type's lowest for a max, 0 for an average) to [-pb, in + pe2), then per
+   spatial axis the combination (MAXIMUM or ADD) of the k STRIDED_SLICEs j d, j d + s, ...
+   (j < k): a window is the product of its per-axis taps, so axis by axis gives each output the
+   max (exactly) or the sum of its window; an average is then divided by its count
+   (pool_count). Indices (*idx not NULL): the index table sliced alongside, a tap's index
+   taken where its value is greater than the running max (SELECT_V2), the last axis first:
+   the first maximum in row-major scan order, as ONNX's reference and onnxruntime's loops
+   (each keeps a new value only when it is greater). */
+static int32_t pool_slices(li_ctx *c, int32_t x, const pool_geom *g, bool maxp, bool count_pad, bool col_major,
+                           int32_t *idx) {
     int r = li_rank(c, x), off = 3 - g->nsp;
     int32_t p32[2 * LG_MAX_RANK] = {0};
     bool padded = false;
@@ -254,24 +304,38 @@ static int32_t pool_slices(li_ctx *c, int32_t x, const pool_geom *g, bool maxp, 
         p32[2 * (2 + i) + 1] = (int32_t)g->pe2[off + i];
         padded |= g->pb[off + i] || g->pe2[off + i];
     }
-    int32_t t = x;
+    int32_t t = x, ti = idx ? pool_index_table(c, g, col_major) : -1;
     if (padded) {
         int32_t pt = li_konst(c, LG_INT32, (const int64_t[]){r, 2}, 2, p32, (uint64_t)r * 8);
         t = LI_OP(c, LG_OP_PADV2, NULL, -1, t, pt, maxp ? lowest_of(c, x) : li_kscalar_like(c, x, 0));
     }
-    for (int i = 0; i < g->nsp && LI_OK(c); i++) {
+    for (int i = g->nsp - 1; i >= 0 && LI_OK(c); i--) {
         int a = 2 + i, gi = off + i;
-        int32_t acc = -1;
+        int32_t acc = -1, acci = -1;
         for (int64_t j = 0; j < g->k[gi] && LI_OK(c); j++) {
-            int64_t b[LG_MAX_RANK], e[LG_MAX_RANK], st[LG_MAX_RANK];
-            for (int q = 0; q < r; q++) b[q] = 0, e[q] = li_dim(c, t, q), st[q] = 1;
-            b[a] = j * g->d[gi];
-            e[a] = b[a] + (g->out[gi] - 1) * g->s[gi] + 1;
-            st[a] = g->s[gi];
-            int32_t sl = li_slice(c, t, b, e, st, 0);
+            int32_t sl = slice_axis(c, t, a, j * g->d[gi], g->s[gi], g->out[gi]);
+            if (idx) {
+                int32_t si = slice_axis(c, ti, a, j * g->d[gi], g->s[gi], g->out[gi]);
+                acci = acc < 0 ? si : LI_OP(c, LG_OP_SELECT_V2, NULL, -1, li_binary(c, LG_OP_GREATER, sl, acc), si, acci);
+            }
             acc = acc < 0 ? sl : li_binary(c, maxp ? LG_OP_MAXIMUM : LG_OP_ADD, acc, sl);
         }
         t = acc;
+        ti = acci;
+    }
+    if (idx && LI_OK(c)) {
+        /* + (n C + c) * the spatial size */
+        int64_t N = li_dim(c, x, 0), C = li_dim(c, x, 1), sp = g->in[0] * g->in[1] * g->in[2];
+        int32_t *bv = malloc((size_t)(N * C) * sizeof *bv);
+        if (!bv) {
+            c->st = lgi_fail(c->err, LG_ERR_NOMEM, "out of memory");
+            return -1;
+        }
+        for (int64_t q = 0; q < N * C; q++) bv[q] = (int32_t)(q * sp);
+        int64_t bd[LG_MAX_RANK] = {N, C, 1, 1, 1};
+        int32_t bt = li_konst(c, LG_INT32, bd, (uint32_t)r, bv, (uint64_t)(N * C) * 4);
+        free(bv);
+        *idx = li_binary(c, LG_OP_ADD, ti, bt);
     }
     if (maxp || !LI_OK(c)) return t;
     int64_t n = g->out[0] * g->out[1] * g->out[2];
@@ -338,22 +402,25 @@ static int32_t pool_native(li_ctx *c, int32_t x, const pool_geom *g, bool maxp, 
 static lg_status lower_pool(li_ctx *c) {
     const li_val *x = li_need(c, 0);
     LI_TRY(c);
-    bool maxp = is(c, "MaxPool");
-    if (maxp && li_has_out(c, 1)) return li_unsupported(c, "the Indices output");
+    bool maxp = is(c, "MaxPool"), with_idx = maxp && li_has_out(c, 1);
     int r = li_rank(c, x->t);
     if (r < 3 || r > 5) return li_unsupported(c, "%d-D pooling (1-D to 3-D)", r - 2);
     lg_dtype ty = li_type(c, x->t);
     bool ints = ty == LG_INT32 || ty == LG_INT16 || ty == LG_INT8 || ty == LG_UINT8;
     if (ty != LG_FLOAT32 && !(maxp && ints))
         return li_unsupported(c, "%s input (%s)", lg_onnx_dtype_name(x->onnx_type), maxp ? "float and integers" : "float");
-    if (li_attr_i(c->node, "storage_order", 0) != 0) return li_unsupported(c, "storage_order 1");
+    /* storage_order (MaxPool-8 on) only orders the Indices */
+    bool col_major = li_attr_i(c->node, "storage_order", 0) != 0;
     pool_geom g;
     LG_TRY(pool_read(c, x->t, &g));
     bool count_pad = li_attr_i(c->node, "count_include_pad", 0) != 0;
     bool dilated = g.d[0] != 1 || g.d[1] != 1 || g.d[2] != 1;
-    int32_t y = r == 5 || dilated || ty != LG_FLOAT32 ? pool_slices(c, x->t, &g, maxp, count_pad)
-                                                      : pool_native(c, x->t, &g, maxp, count_pad);
-    return li_out(c, 0, y, x->onnx_type);
+    int32_t idx = -1;
+    int32_t y = r == 5 || dilated || ty != LG_FLOAT32 || with_idx
+                    ? pool_slices(c, x->t, &g, maxp, count_pad, col_major, with_idx ? &idx : NULL)
+                    : pool_native(c, x->t, &g, maxp, count_pad);
+    LG_TRY(li_out(c, 0, y, x->onnx_type));
+    return li_out(c, 1, idx, LG_ONNX_INT64);
 }
 
 static lg_status lower_global_pool(li_ctx *c) {
