@@ -370,15 +370,123 @@ static int32_t ct_filter(li_ctx *c, const float *wf, const conv_geom *g, const i
     return ft;
 }
 
+/* ConvTranspose's geometry: read_geom, then output_shape (when given) sets the pads:
+   total = s (in - 1) + output_padding + ek - output_shape split as auto_pad says (ONNX
+   ConvTranspose) */
+static lg_status ct_geom(li_ctx *c, int nsp, int32_t x, const int64_t *kern, conv_geom *g) {
+    LG_TRY(read_geom(c, nsp, x, kern, g, true));
+    int64_t os[8];
+    int nos = li_attr_ints(c->node, "output_shape", os, 8);
+    int off = nsp == 3 ? 0 : 2 - nsp;
+    if (nos < 0) return c->st;
+    if (nos != nsp) return li_bad(c, LG_ERR_FORMAT, "output_shape has %d values", nos);
+    bool upper = li_attr_is(c->node, "auto_pad", "SAME_UPPER", "NOTSET");
+    for (int i = 0; i < nsp; i++) {
+        int j = off + i;
+        int64_t eff = (g->k[j] - 1) * g->d[j] + 1;
+        int64_t total = g->s[j] * (g->in[j] - 1) + g->op[j] + eff - os[i];
+        if (total < 0) {
+            /* an output_shape past the full output: the extra positions are at the end
+               and hold only the bias, as output_padding's (what ONNX's conformance case
+               test_convtranspose_output_shape expects: [10, 8] for a full [9, 7]) */
+            if (-total > 4096) return li_bad(c, LG_ERR_FORMAT, "output_shape %lld far past the full output", (long long)os[i]);
+            g->op[j] -= total;
+            g->pb[j] = g->pe[j] = 0;
+            continue;
+        }
+        g->pb[j] = upper ? total / 2 : total - total / 2;
+        g->pe[j] = total - g->pb[j];
+    }
+    return c->st;
+}
+
+/* ConvTranspose in 3-D (group 1) as TRANSPOSE_CONVs over the depth taps: the input slice at
+   depth iz, through tap j's 2-D filter W[:, :, j], lands at full-output depth iz sd + j dd. So
+   per tap: one TRANSPOSE_CONV of all depth slices (folded into the batch, VALID, full H and W
+   size), spread along depth by sd (a zero PAD after each slice, then the first (D - 1) sd + 1
+   rows), shifted to j dd (a zero PAD), and the kd taps added; then the pads cropped and the
+   bias added (the output_padding positions hold it too). Each output is the same sum of
+   products as the 3-D transposed convolution's. */
+static lg_status lower_conv_transpose3d(li_ctx *c, const li_val *x, const li_val *w, const li_val *b) {
+    const float *wf = li_const_f32(c, w->t);
+    if (!wf) return li_unsupported(c, "3-D ConvTranspose with weights computed at run time");
+    if (li_attr_i(c->node, "group", 1) != 1) return li_unsupported(c, "grouped 3-D ConvTranspose");
+    int64_t N = li_dim(c, x->t, 0), C = li_dim(c, x->t, 1), M = li_dim(c, w->t, 1), D = li_dim(c, x->t, 2);
+    if (li_dim(c, w->t, 0) != C) return li_bad(c, LG_ERR_FORMAT, "weights do not match the input channels");
+    int64_t kern[3] = {li_dim(c, w->t, 2), li_dim(c, w->t, 3), li_dim(c, w->t, 4)};
+    conv_geom g;
+    LG_TRY(ct_geom(c, 3, x->t, kern, &g));
+    int64_t ek[3], full[3], out[3];
+    for (int i = 0; i < 3; i++) {
+        ek[i] = (g.k[i] - 1) * g.d[i] + 1;
+        full[i] = (g.in[i] - 1) * g.s[i] + ek[i] + g.op[i];
+        out[i] = full[i] - g.pb[i] - g.pe[i];
+        if (out[i] < 1) return li_bad(c, LG_ERR_FORMAT, "empty output");
+    }
+    const float *bf = b ? li_const_f32(c, b->t) : NULL;
+    if (b && lg_tensor_numel(li_t(c, b->t)) != M) return li_bad(c, LG_ERR_FORMAT, "bias of %lld values for %lld channels", (long long)lg_tensor_numel(li_t(c, b->t)), (long long)M);
+    /* the 2-D view (H, W) of the geometry for ct_filter */
+    conv_geom g2 = g;
+    for (int i = 0; i < 2; i++) g2.k[i] = g.k[i + 1], g2.d[i] = g.d[i + 1], g2.s[i] = g.s[i + 1];
+    static const int ndhwc[5] = {0, 2, 3, 4, 1}, ncdhw[5] = {0, 4, 1, 2, 3};
+    int32_t xt = li_reshape(c, li_transpose(c, x->t, ndhwc, 5), (const int64_t[]){N * D, g.in[1], g.in[2], C}, 4);
+    int32_t ost = li_ki32(c, (const int64_t[]){N * D, full[1], full[2], M}, 4);
+    float *zb = calloc((size_t)M, sizeof *zb), *w2 = malloc((size_t)(C * M * g.k[1] * g.k[2]) * sizeof *w2);
+    if (!zb || !w2) {
+        free(zb), free(w2);
+        return c->st = lgi_fail(c->err, LG_ERR_NOMEM, "out of memory");
+    }
+    int32_t zt = li_kf32(c, &M, 1, zb);
+    lg_transpose_conv_options o;
+    lg_opts_init(LG_OPTS_TRANSPOSE_CONV_OPTIONS, &o, sizeof o);
+    o.padding = LG_PADDING_VALID;
+    o.stride_h = (int32_t)g.s[1], o.stride_w = (int32_t)g.s[2];
+    int64_t F = full[1] * full[2] * M, L = (D - 1) * g.s[0] + 1;
+    int32_t acc = -1;
+    for (int64_t j = 0; j < g.k[0] && LI_OK(c); j++) {
+        /* W[:, :, j] as [C, M, kh, kw] */
+        for (int64_t ci = 0; ci < C; ci++)
+            for (int64_t m = 0; m < M; m++)
+                for (int64_t q = 0; q < g.k[1] * g.k[2]; q++)
+                    w2[(ci * M + m) * g.k[1] * g.k[2] + q] = wf[((ci * M + m) * g.k[0] + j) * g.k[1] * g.k[2] + q];
+        int32_t ft = ct_filter(c, w2, &g2, ek + 1, 0, C, M);
+        int32_t t = LI_OP(c, LG_OP_TRANSPOSE_CONV, &o, LG_FLOAT32, ost, ft, xt, zt);
+        if (g.s[0] > 1) {
+            /* [N, D, 1, F] padded to [N, D, sd, F]: each slice followed by sd - 1 zero rows */
+            int32_t p32[8] = {0, 0, 0, 0, 0, (int32_t)(g.s[0] - 1), 0, 0};
+            t = LI_OP(c, LG_OP_PAD, NULL, -1, li_reshape(c, t, (const int64_t[]){N, D, 1, F}, 4),
+                      li_konst(c, LG_INT32, (const int64_t[]){4, 2}, 2, p32, sizeof p32));
+        }
+        t = li_reshape(c, t, (const int64_t[]){N, D * g.s[0], F}, 3);
+        t = li_slice(c, t, (const int64_t[]){0, 0, 0}, (const int64_t[]){N, L, F}, (const int64_t[]){1, 1, 1}, 0);
+        int32_t q32[6] = {0, 0, (int32_t)(j * g.d[0]), (int32_t)(full[0] - j * g.d[0] - L), 0, 0};
+        t = LI_OP(c, LG_OP_PAD, NULL, -1, t, li_konst(c, LG_INT32, (const int64_t[]){3, 2}, 2, q32, sizeof q32));
+        acc = acc < 0 ? t : li_binary(c, LG_OP_ADD, acc, t);
+    }
+    free(zb);
+    free(w2);
+    LI_TRY(c);
+    int32_t y = li_transpose(c, li_reshape(c, acc, (const int64_t[]){N, full[0], full[1], full[2], M}, 5), ncdhw, 5);
+    int64_t sb[5] = {0, 0, g.pb[0], g.pb[1], g.pb[2]};
+    int64_t se[5] = {N, M, g.pb[0] + out[0], g.pb[1] + out[1], g.pb[2] + out[2]}, ss[5] = {1, 1, 1, 1, 1};
+    y = li_slice(c, y, sb, se, ss, 0);
+    if (b) {
+        int32_t bt = bf ? li_kf32(c, (const int64_t[]){M, 1, 1, 1}, 4, bf) : li_reshape(c, b->t, (const int64_t[]){M, 1, 1, 1}, 4);
+        y = li_binary(c, LG_OP_ADD, y, bt);
+    }
+    return li_out(c, 0, y, x->onnx_type);
+}
+
 static lg_status lower_conv_transpose(li_ctx *c) {
     const li_val *x = li_need(c, 0), *w = li_need(c, 1), *b = li_in(c, 2);
     LI_TRY(c);
     int r = li_rank(c, x->t);
-    if (r != 3 && r != 4) return li_unsupported(c, "%d-D input (1-D and 2-D)", r - 2);
+    if (r < 3 || r > 5) return li_unsupported(c, "%d-D input (1-D to 3-D)", r - 2);
     if (li_type(c, x->t) != LG_FLOAT32) return li_unsupported(c, "non-float input");
     const float *wf = li_const_f32(c, w->t);
     if (li_type(c, w->t) != LG_FLOAT32) return li_unsupported(c, "non-float weights");
     if (li_rank(c, w->t) != r) return li_bad(c, LG_ERR_FORMAT, "weights of rank %d", li_rank(c, w->t));
+    if (r == 5) return lower_conv_transpose3d(c, x, w, b);
     int64_t G = li_attr_i(c->node, "group", 1);
     int64_t C = li_dim(c, x->t, 1), Mg = li_dim(c, w->t, 1);
     if (li_dim(c, w->t, 0) != C) return li_bad(c, LG_ERR_FORMAT, "weights do not match the input channels");
@@ -386,30 +494,7 @@ static lg_status lower_conv_transpose(li_ctx *c) {
     int64_t Cg = C / G, M = Mg * G;
     int64_t kern[2] = {li_dim(c, w->t, 2), r == 4 ? li_dim(c, w->t, 3) : 0};
     conv_geom g;
-    LG_TRY(read_geom(c, r - 2, x->t, kern, &g, true));
-    int64_t os[8];
-    int nos = li_attr_ints(c->node, "output_shape", os, 8);
-    int off = 4 - r; /* 2 - nsp */
-    if (nos >= 0) {
-        if (nos != r - 2) return li_bad(c, LG_ERR_FORMAT, "output_shape has %d values", nos);
-        bool upper = li_attr_is(c->node, "auto_pad", "SAME_UPPER", "NOTSET");
-        for (int i = 0; i < r - 2; i++) {
-            int j = off + i;
-            int64_t eff = (g.k[j] - 1) * g.d[j] + 1;
-            int64_t total = g.s[j] * (g.in[j] - 1) + g.op[j] + eff - os[i];
-            if (total < 0) {
-                /* an output_shape past the full output: the extra positions are at the end
-                   and hold only the bias, as output_padding's (what ONNX's conformance case
-                   test_convtranspose_output_shape expects: [10, 8] for a full [9, 7]) */
-                if (-total > 4096) return li_bad(c, LG_ERR_FORMAT, "output_shape %lld far past the full output", (long long)os[i]);
-                g.op[j] -= total;
-                g.pb[j] = g.pe[j] = 0;
-                continue;
-            }
-            g.pb[j] = upper ? total / 2 : total - total / 2;
-            g.pe[j] = total - g.pb[j];
-        }
-    }
+    LG_TRY(ct_geom(c, r - 2, x->t, kern, &g));
     int64_t ek[2], full[2], out[2];
     for (int i = 0; i < 2; i++) {
         ek[i] = (g.k[i] - 1) * g.d[i] + 1;

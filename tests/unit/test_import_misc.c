@@ -693,3 +693,29 @@ LG_TEST(import_convtranspose_output_shape_past_full) {
     run1(t, (const float[]){1, 2}, (const float[]){1.5f, 3.5f, 2.5f, 0.5f}, 4, 0);
     ti_free(t);
 }
+
+/* ConvTranspose 3-D, x [1, 1, 2, 1, 2] = {1, 3 | 2, 4} (two depths), w [1, 1, 2, 1, 1] =
+   {1, 10} (two depth taps), bias 0.5: input depth iz through tap j lands at depth
+   iz sd + j dd. Stride 2: depths {x0, 10 x0, x1, 10 x1} = {1, 3, 10, 30, 2, 4, 20, 40} + 0.5.
+   Dilation 2 (stride 1) with pads 1 / 0 on depth: full {x0, x1, 10 x0, 10 x1}, the first depth
+   cropped: {2, 4, 10, 30, 20, 40} + 0.5. */
+LG_TEST(import_conv_transpose3d_depth_taps) {
+    for (int k = 0; k < 2; k++) {
+        ti_model *t = ti_new(11);
+        ti_input(t, "x", LG_ONNX_FLOAT, (const int64_t[]){1, 1, 2, 1, 2}, 5);
+        ti_init(t, "w", LG_ONNX_FLOAT, (const int64_t[]){1, 1, 2, 1, 1}, 5, (const float[]){1, 10});
+        ti_init(t, "b", LG_ONNX_FLOAT, (const int64_t[]){1}, 1, (const float[]){0.5f});
+        ti_node(t, "ConvTranspose", "x,w,b", "y");
+        if (k == 0) {
+            ti_attr_ints(t, "strides", (const int64_t[]){2, 1, 1}, 3);
+        } else {
+            ti_attr_ints(t, "dilations", (const int64_t[]){2, 1, 1}, 3);
+            ti_attr_ints(t, "pads", (const int64_t[]){1, 0, 0, 0, 0, 0}, 6);
+        }
+        ti_output(t, "y");
+        static const float want0[8] = {1.5f, 3.5f, 10.5f, 30.5f, 2.5f, 4.5f, 20.5f, 40.5f};
+        static const float want1[6] = {2.5f, 4.5f, 10.5f, 30.5f, 20.5f, 40.5f};
+        run1(t, (const float[]){1, 3, 2, 4}, k ? want1 : want0, k ? 6 : 8, 0);
+        ti_free(t);
+    }
+}
