@@ -5,7 +5,8 @@
  * Padding: none -> VALID; exactly what TFLite's SAME computes (before = total / 2,
  * tensorflow/lite/kernels/padding.h ComputePaddingHeightWidth) -> SAME; anything else (asymmetric,
  * SAME_LOWER) -> an explicit PAD in NCHW then VALID. A BatchNormalization whose input is a
- * conv's only use is folded into the conv's weights and bias. */
+ * conv's only use is folded into the conv's weights and bias. 3-D Conv and ConvTranspose are
+ * sums of 2-D ones over the depth taps (lower_conv3d, lower_conv_transpose3d). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,10 @@
 /* Lowerings of the elementwise ONNX ops: activations, arithmetic, comparisons, logic, Where,
  * Cast, Identity/Dropout, Constant. Every lowering is exact in fp32: where TFLite has no op,
- * the ONNX definition is composed from ops that compute it (Elu with alpha, Selu, Softsign,
- * HardSigmoid), and Erf is a rational polynomial exact to fp32 (never a sigmoid form). */
+ * the ONNX definition is composed from ops that compute it (Elu with alpha, Selu, Celu,
+ * Softsign, HardSigmoid, Shrink, IsInf), Erf is a rational polynomial exact to fp32 (never a
+ * sigmoid form), and the trigonometric/hyperbolic functions TFLite lacks are forms without
+ * cancellation within a few ulp (lower_trig). The opset 1-6 versions are read as their
+ * Changelog.md entries define them (legacy_rhs, lower_prelu, lower_cast, the table). */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>

@@ -4,9 +4,13 @@
  *    the input; empty axes reduce everything unless noop_with_empty_axes.
  *  - Softmax/LogSoftmax: before opset 13 the input is flattened to 2-D at `axis`; since,
  *    `axis` is one dimension (moved last by a TRANSPOSE when it is not).
- *  - MaxPool/AveragePool: PAD (-inf for max, 0 for average) + VALID pool between TRANSPOSEs;
- *    ceil_mode extends the end padding; an average's divisor (padding counted or not) is
- *    corrected by a constant per-position factor when it is not the window size.
+ *  - MaxPool/AveragePool 1-D and 2-D: PAD (-inf for max, 0 for average) + VALID pool between
+ *    TRANSPOSEs; ceil_mode extends the end padding; an average's divisor (padding counted or
+ *    not) is corrected by a constant per-position factor when it is not the window size.
+ *    Dilations, 3-D, a max of integers and MaxPool's Indices: PADV2 + per-axis STRIDED_SLICEs
+ *    combined by MAXIMUM or ADD (pool_slices).
+ *  - LRN: LOCAL_RESPONSE_NORMALIZATION (odd size) or an AVERAGE_POOL_2D square sum (even);
+ *    MeanVarianceNormalization as its function body.
  *  - LayerNormalization / InstanceNormalization: MEAN, SUB, MUL, MEAN, ADD eps, RSQRT, MUL.
  *  - GroupNormalization: x [N, C, D...] reshaped to [N, G, C/G * D...], normalized over the
  *    last axis as above, then the scale and bias: per group ([G]) at opset 18-20, per
@@ -540,10 +544,11 @@ static lg_status lower_groupnorm(li_ctx *c) {
      registers the optimized kernel, which sums that window, by default), so radius =
      (size - 1) / 2 and alpha' = alpha / size.
    - even size: the window has one channel more after c than before, which that op cannot
-     express: the square sum is an AVERAGE_POOL_2D of x^2 viewed as NHWC [N, C, M, 1] (the
-     channels as the pool's height), zero-padded by (size - 2) / 2 channels before and size / 2
-     after, times size (AVERAGE_POOL_2D divides a VALID window by its size); then the spec's
-     formula: bias + alpha * that mean, POW beta, DIV. */
+     express: an AVERAGE_POOL_2D (size x 1, VALID) of x^2 viewed as NHWC [N, C, M, 1] (the
+     channels as the pool's height, no transpose), zero-padded by (size - 2) / 2 channels
+     before and size / 2 after, is square_sum / size (a VALID window divides by its size), so
+     alpha / size * square_sum is alpha times it; then bias +, POW beta and DIV: the spec's
+     formula. */
 static lg_status lower_lrn(li_ctx *c) {
     const li_val *x = li_need(c, 0);
     LI_TRY(c);
