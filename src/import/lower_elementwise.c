@@ -510,16 +510,15 @@ static lg_status lower_pow(li_ctx *c) {
     const li_val *a = li_need(c, 0), *b = li_need(c, 1);
     LI_TRY(c);
     lg_dtype ta = li_type(c, a->t), tb = li_type(c, b->t);
-    if ((ta != LG_FLOAT32 && ta != LG_INT32) || (tb != LG_FLOAT32 && tb != LG_INT32))
-        return li_unsupported(c, "Pow of %s to %s (float and 32/64-bit integers only)", lg_onnx_dtype_name(a->onnx_type),
-                              lg_onnx_dtype_name(b->onnx_type));
+    if (ta != LG_FLOAT32 && ta != LG_INT32)
+        return li_unsupported(c, "Pow of a %s base (float and 32/64-bit integer bases)", lg_onnx_dtype_name(a->onnx_type));
     int32_t e = legacy_rhs(c, a, b), y;
     if (ta == LG_FLOAT32) {
         y = li_binary(c, LG_OP_POW, a->t, li_cast(c, e, LG_FLOAT32));
-    } else if (tb == LG_INT32) {
-        y = li_binary(c, LG_OP_POW, a->t, e);
-    } else {
+    } else if (tb == LG_FLOAT32) {
         y = li_cast(c, li_binary(c, LG_OP_POW, li_cast(c, a->t, LG_FLOAT32), e), LG_INT32);
+    } else {
+        y = li_binary(c, LG_OP_POW, a->t, li_cast(c, e, LG_INT32)); /* 8/16-bit exponents widened */
     }
     return li_out(c, 0, y, a->onnx_type);
 }
