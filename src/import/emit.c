@@ -360,7 +360,7 @@ lg_status li_op_n(li_ctx *c, int32_t code, const int32_t *ins, uint32_t n_in, co
         return li_bad(c, LG_ERR_FORMAT, "%s", e2.msg);
     for (uint32_t k = 0; k < n_out; k++) {
         if (sh[k].rank < 0 || !lg_shape_is_static(&sh[k]))
-            return li_unsupported(c, "%s output %u has a shape only known at run time", e->name, k);
+            return li_unsupported(c, "%s output %u has a shape computed at run time (from an input that is not constant)", e->name, k);
         if (lg_tensor_set_shape(c->m, 0, outs[k], sh[k].dim, (uint32_t)sh[k].rank, c->err) != LG_OK)
             return c->st = LG_ERR_INTERNAL;
         if ((!out_types || out_types[k] < 0) && ty[k] >= 0) li_t(c, outs[k])->type = ty[k];

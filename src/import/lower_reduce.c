@@ -4,9 +4,13 @@
  *    the input; empty axes reduce everything unless noop_with_empty_axes.
  *  - Softmax/LogSoftmax: before opset 13 the input is flattened to 2-D at `axis`; since,
  *    `axis` is one dimension (moved last by a TRANSPOSE when it is not).
- *  - MaxPool/AveragePool: PAD (-inf for max, 0 for average) + VALID pool between TRANSPOSEs;
- *    ceil_mode extends the end padding; an average's divisor (padding counted or not) is
- *    corrected by a constant per-position factor when it is not the window size.
+ *  - MaxPool/AveragePool 1-D and 2-D: PAD (-inf for max, 0 for average) + VALID pool between
+ *    TRANSPOSEs; ceil_mode extends the end padding; an average's divisor (padding counted or
+ *    not) is corrected by a constant per-position factor when it is not the window size.
+ *    Dilations, 3-D, a max of integers and MaxPool's Indices: PADV2 + per-axis STRIDED_SLICEs
+ *    combined by MAXIMUM or ADD (pool_slices).
+ *  - LRN: LOCAL_RESPONSE_NORMALIZATION (odd size) or an AVERAGE_POOL_2D square sum (even);
+ *    MeanVarianceNormalization as its function body.
  *  - LayerNormalization / InstanceNormalization: MEAN, SUB, MUL, MEAN, ADD eps, RSQRT, MUL.
  *  - GroupNormalization: x [N, C, D...] reshaped to [N, G, C/G * D...], normalized over the
  *    last axis as above, then the scale and bias: per group ([G]) at opset 18-20, per
@@ -157,59 +161,210 @@ static lg_status lower_softmax(li_ctx *c) {
 
 /* ------------------------------------------------------------------ pools */
 
-static lg_status lower_pool(li_ctx *c) {
-    const li_val *x = li_need(c, 0);
-    LI_TRY(c);
-    if (li_type(c, x->t) != LG_FLOAT32) return li_unsupported(c, "non-float input");
-    bool maxp = is(c, "MaxPool");
-    if (maxp && li_has_out(c, 1)) return li_unsupported(c, "the Indices output");
-    int r = li_rank(c, x->t);
-    if (r != 3 && r != 4) return li_unsupported(c, "%d-D pooling (1-D and 2-D)", r - 2);
-    int nsp = r - 2, off = 2 - nsp;
-    int64_t v[8], k[2] = {1, 1}, s[2] = {1, 1}, pb[2] = {0, 0}, pe[2] = {0, 0}, in[2] = {1, 1};
+/* Pool geometry for nsp (1 to 3) spatial dims, mapped to the last of 3 slots (1-D: [1, 1, W],
+   2-D: [1, H, W]); ek the effective (dilated) kernel (k - 1) d + 1. */
+typedef struct pool_geom {
+    int nsp;
+    int64_t in[3], k[3], s[3], d[3], pb[3], pe[3], pe2[3], out[3], ek[3];
+} pool_geom;
+
+static lg_status pool_read(li_ctx *c, int32_t x, pool_geom *g) {
+    int r = li_rank(c, x), nsp = r - 2, off = 3 - nsp;
+    g->nsp = nsp;
+    for (int i = 0; i < 3; i++) g->in[i] = g->k[i] = g->s[i] = g->d[i] = 1, g->pb[i] = g->pe[i] = 0;
+    int64_t v[8];
     int n = li_attr_ints(c->node, "kernel_shape", v, 8);
     if (n != nsp) return li_bad(c, LG_ERR_FORMAT, "kernel_shape");
-    for (int i = 0; i < nsp; i++) k[off + i] = v[i], in[off + i] = li_dim(c, x->t, 2 + i);
+    for (int i = 0; i < nsp; i++) g->k[off + i] = v[i], g->in[off + i] = li_dim(c, x, 2 + i);
     if ((n = li_attr_ints(c->node, "strides", v, 8)) >= 0) {
         if (n != nsp) return li_bad(c, LG_ERR_FORMAT, "strides");
-        for (int i = 0; i < nsp; i++) s[off + i] = v[i];
+        for (int i = 0; i < nsp; i++) g->s[off + i] = v[i];
     }
     if ((n = li_attr_ints(c->node, "pads", v, 8)) >= 0) {
         if (n != 2 * nsp) return li_bad(c, LG_ERR_FORMAT, "pads");
-        for (int i = 0; i < nsp; i++) pb[off + i] = v[i], pe[off + i] = v[nsp + i];
+        for (int i = 0; i < nsp; i++) g->pb[off + i] = v[i], g->pe[off + i] = v[nsp + i];
     }
-    if ((n = li_attr_ints(c->node, "dilations", v, 8)) >= 0)
-        for (int i = 0; i < n; i++)
-            if (v[i] != 1) return li_unsupported(c, "dilations");
-    if (li_attr_i(c->node, "storage_order", 0) != 0) return li_unsupported(c, "storage_order 1");
+    if ((n = li_attr_ints(c->node, "dilations", v, 8)) >= 0) {
+        if (n != nsp) return li_bad(c, LG_ERR_FORMAT, "dilations");
+        for (int i = 0; i < nsp; i++) g->d[off + i] = v[i];
+    }
+    for (int i = 0; i < 3; i++) {
+        if (g->k[i] < 1 || g->s[i] < 1 || g->d[i] < 1 || g->pb[i] < 0 || g->pe[i] < 0 || g->k[i] > 4096)
+            return li_bad(c, LG_ERR_FORMAT, "bad kernel_shape, strides, dilations or pads");
+        g->ek[i] = (g->k[i] - 1) * g->d[i] + 1;
+    }
     bool ceil_mode = li_attr_i(c->node, "ceil_mode", 0) != 0;
-    bool count_pad = li_attr_i(c->node, "count_include_pad", 0) != 0;
     const lg_onnx_attr *ap = li_attr(c->node, "auto_pad");
     if (ap && !lg_onnx_str_eq(ap->s, "NOTSET")) {
         bool upper = lg_onnx_str_eq(ap->s, "SAME_UPPER"), valid = lg_onnx_str_eq(ap->s, "VALID");
         if (!upper && !valid && !lg_onnx_str_eq(ap->s, "SAME_LOWER")) return li_bad(c, LG_ERR_FORMAT, "auto_pad");
-        for (int i = 0; i < 2; i++) {
-            pb[i] = pe[i] = 0;
+        for (int i = 0; i < 3; i++) {
+            g->pb[i] = g->pe[i] = 0;
             if (valid) continue;
-            int64_t out = (in[i] + s[i] - 1) / s[i], total = (out - 1) * s[i] + k[i] - in[i];
+            int64_t out = (g->in[i] + g->s[i] - 1) / g->s[i], total = (out - 1) * g->s[i] + g->ek[i] - g->in[i];
             if (total < 0) total = 0;
-            pb[i] = upper ? total / 2 : total - total / 2;
-            pe[i] = total - pb[i];
+            g->pb[i] = upper ? total / 2 : total - total / 2;
+            g->pe[i] = total - g->pb[i];
         }
     }
-    /* output size (ONNX: floor or ceil of (in + pads - k) / s, + 1) and the end padding
-       the VALID pool needs to produce it */
-    int64_t out[2], pe2[2];
-    for (int i = 0; i < 2; i++) {
-        int64_t span = in[i] + pb[i] + pe[i] - k[i];
+    /* output size (ONNX: floor or ceil of (in + pads - ek) / s, + 1) and the end padding
+       the windows need to produce it */
+    for (int i = 0; i < 3; i++) {
+        int64_t span = g->in[i] + g->pb[i] + g->pe[i] - g->ek[i];
         if (span < 0) return li_bad(c, LG_ERR_FORMAT, "kernel larger than the padded input");
-        out[i] = (ceil_mode ? (span + s[i] - 1) / s[i] : span / s[i]) + 1;
+        g->out[i] = (ceil_mode ? (span + g->s[i] - 1) / g->s[i] : span / g->s[i]) + 1;
         /* torch/onnx: the last window must start inside the input or the begin padding */
-        if (ceil_mode && (out[i] - 1) * s[i] >= in[i] + pb[i]) out[i]--;
-        pe2[i] = (out[i] - 1) * s[i] + k[i] - in[i] - pb[i];
-        if (pe2[i] < 0) pe2[i] = 0;
+        if (ceil_mode && (g->out[i] - 1) * g->s[i] >= g->in[i] + g->pb[i]) g->out[i]--;
+        g->pe2[i] = (g->out[i] - 1) * g->s[i] + g->ek[i] - g->in[i] - g->pb[i];
+        if (g->pe2[i] < 0) g->pe2[i] = 0;
     }
-    int32_t t = r == 4 ? x->t : li_reshape(c, x->t, (const int64_t[]){li_dim(c, x->t, 0), li_dim(c, x->t, 1), 1, li_dim(c, x->t, 2)}, 4);
+    return c->st;
+}
+
+/* The average's divisor at each output position, per axis (a product over the axes): the
+   window taps inside [0, in) (count_include_pad 0) or inside the explicit padding
+   [-pb, in + pe) (1). */
+static int64_t pool_count(const pool_geom *g, int i, int64_t o, bool count_pad) {
+    int64_t lo = count_pad ? -g->pb[i] : 0, hi = count_pad ? g->in[i] + g->pe[i] : g->in[i], n = 0;
+    for (int64_t j = 0; j < g->k[i]; j++) {
+        int64_t p = o * g->s[i] - g->pb[i] + j * g->d[i];
+        if (p >= lo && p < hi) n++;
+    }
+    return n ? n : 1;
+}
+
+/* The lowest value of x's type (PADV2's pad for a max) */
+static int32_t lowest_of(li_ctx *c, int32_t x) {
+    switch (li_type(c, x)) {
+    case LG_FLOAT32: return li_kf(c, -INFINITY);
+    case LG_INT32: return li_kscalar_like(c, x, (double)INT32_MIN);
+    case LG_INT16: return li_kscalar_like(c, x, (double)INT16_MIN);
+    case LG_INT8: return li_kscalar_like(c, x, (double)INT8_MIN);
+    default: return li_kscalar_like(c, x, 0); /* UINT8 */
+    }
+}
+
+/* t[..., begin : begin + (n - 1) step + 1 : step, ...] on axis a */
+static int32_t slice_axis(li_ctx *c, int32_t t, int a, int64_t begin, int64_t step, int64_t n) {
+    int r = li_rank(c, t);
+    int64_t b[LG_MAX_RANK], e[LG_MAX_RANK], st[LG_MAX_RANK];
+    for (int q = 0; q < r; q++) b[q] = 0, e[q] = li_dim(c, t, q), st[q] = 1;
+    b[a] = begin;
+    e[a] = begin + (n - 1) * step + 1;
+    st[a] = step;
+    return li_slice(c, t, b, e, st, 0);
+}
+
+/* MaxPool's Indices: the position in the flattened input, ((n C + c) D + d) H + h) W + w
+   (storage_order 0) or with the spatial dims in reverse order (1, column major), padding
+   excluded. As a constant over the padded spatial positions ([1, 1, P...], -1 in the
+   padding; the batch and channel part added at the end). */
+static int32_t pool_index_table(li_ctx *c, const pool_geom *g, bool col_major) {
+    int off = 3 - g->nsp;
+    int64_t p[3], n = 1, stride[3], acc = 1;
+    for (int i = 0; i < 3; i++) p[i] = g->in[i] + g->pb[i] + g->pe2[i], n *= p[i];
+    for (int k = 0; k < 3; k++) {
+        int i = col_major ? k : 2 - k; /* row major: W fastest */
+        stride[i] = acc;
+        acc *= g->in[i];
+    }
+    int32_t *v = malloc((size_t)n * sizeof *v);
+    if (!v) {
+        c->st = lgi_fail(c->err, LG_ERR_NOMEM, "out of memory");
+        return -1;
+    }
+    for (int64_t q0 = 0; q0 < p[0]; q0++)
+        for (int64_t q1 = 0; q1 < p[1]; q1++)
+            for (int64_t q2 = 0; q2 < p[2]; q2++) {
+                int64_t q[3] = {q0 - g->pb[0], q1 - g->pb[1], q2 - g->pb[2]}, idx = 0;
+                for (int i = 0; i < 3 && idx >= 0; i++)
+                    idx = q[i] < 0 || q[i] >= g->in[i] ? -1 : idx + q[i] * stride[i];
+                v[(q0 * p[1] + q1) * p[2] + q2] = (int32_t)idx;
+            }
+    int64_t d[5] = {1, 1, p[0], p[1], p[2]};
+    int64_t *dd = d + off;
+    dd[0] = dd[1] = 1;
+    int32_t t = li_konst(c, LG_INT32, dd, (uint32_t)(2 + g->nsp), v, (uint64_t)n * 4);
+    free(v);
+    return t;
+}
+
+/* Pools TFLite has no op for (dilations, 3-D, a max of integers, MaxPool's Indices): PADV2
+   (-inf or the type's lowest for a max, 0 for an average) to [-pb, in + pe2), then per
+   spatial axis the combination (MAXIMUM or ADD) of the k STRIDED_SLICEs j d, j d + s, ...
+   (j < k): a window is the product of its per-axis taps, so axis by axis gives each output the
+   max (exactly) or the sum of its window; an average is then divided by its count
+   (pool_count). Indices (*idx not NULL): the index table sliced alongside, a tap's index
+   taken where its value is greater than the running max (SELECT_V2), the last axis first:
+   the first maximum in row-major scan order, as ONNX's reference and onnxruntime's loops
+   (each keeps a new value only when it is greater). */
+static int32_t pool_slices(li_ctx *c, int32_t x, const pool_geom *g, bool maxp, bool count_pad, bool col_major,
+                           int32_t *idx) {
+    int r = li_rank(c, x), off = 3 - g->nsp;
+    int32_t p32[2 * LG_MAX_RANK] = {0};
+    bool padded = false;
+    for (int i = 0; i < g->nsp; i++) {
+        p32[2 * (2 + i)] = (int32_t)g->pb[off + i];
+        p32[2 * (2 + i) + 1] = (int32_t)g->pe2[off + i];
+        padded |= g->pb[off + i] || g->pe2[off + i];
+    }
+    int32_t t = x, ti = idx ? pool_index_table(c, g, col_major) : -1;
+    if (padded) {
+        int32_t pt = li_konst(c, LG_INT32, (const int64_t[]){r, 2}, 2, p32, (uint64_t)r * 8);
+        t = LI_OP(c, LG_OP_PADV2, NULL, -1, t, pt, maxp ? lowest_of(c, x) : li_kscalar_like(c, x, 0));
+    }
+    for (int i = g->nsp - 1; i >= 0 && LI_OK(c); i--) {
+        int a = 2 + i, gi = off + i;
+        int32_t acc = -1, acci = -1;
+        for (int64_t j = 0; j < g->k[gi] && LI_OK(c); j++) {
+            int32_t sl = slice_axis(c, t, a, j * g->d[gi], g->s[gi], g->out[gi]);
+            if (idx) {
+                int32_t si = slice_axis(c, ti, a, j * g->d[gi], g->s[gi], g->out[gi]);
+                acci = acc < 0 ? si : LI_OP(c, LG_OP_SELECT_V2, NULL, -1, li_binary(c, LG_OP_GREATER, sl, acc), si, acci);
+            }
+            acc = acc < 0 ? sl : li_binary(c, maxp ? LG_OP_MAXIMUM : LG_OP_ADD, acc, sl);
+        }
+        t = acc;
+        ti = acci;
+    }
+    if (idx && LI_OK(c)) {
+        /* + (n C + c) * the spatial size */
+        int64_t N = li_dim(c, x, 0), C = li_dim(c, x, 1), sp = g->in[0] * g->in[1] * g->in[2];
+        int32_t *bv = malloc((size_t)(N * C) * sizeof *bv);
+        if (!bv) {
+            c->st = lgi_fail(c->err, LG_ERR_NOMEM, "out of memory");
+            return -1;
+        }
+        for (int64_t q = 0; q < N * C; q++) bv[q] = (int32_t)(q * sp);
+        int64_t bd[LG_MAX_RANK] = {N, C, 1, 1, 1};
+        int32_t bt = li_konst(c, LG_INT32, bd, (uint32_t)r, bv, (uint64_t)(N * C) * 4);
+        free(bv);
+        *idx = li_binary(c, LG_OP_ADD, ti, bt);
+    }
+    if (maxp || !LI_OK(c)) return t;
+    int64_t n = g->out[0] * g->out[1] * g->out[2];
+    float *f = malloc((size_t)n * sizeof *f);
+    if (!f) {
+        c->st = lgi_fail(c->err, LG_ERR_NOMEM, "out of memory");
+        return -1;
+    }
+    for (int64_t o0 = 0; o0 < g->out[0]; o0++)
+        for (int64_t o1 = 0; o1 < g->out[1]; o1++)
+            for (int64_t o2 = 0; o2 < g->out[2]; o2++)
+                f[(o0 * g->out[1] + o1) * g->out[2] + o2] =
+                    (float)(pool_count(g, 0, o0, count_pad) * pool_count(g, 1, o1, count_pad) * pool_count(g, 2, o2, count_pad));
+    int32_t ft = li_kf32(c, g->out + off, (uint32_t)g->nsp, f);
+    free(f);
+    return li_binary(c, LG_OP_DIV, t, ft);
+}
+
+/* MaxPool/AveragePool in 1-D and 2-D as one VALID pool between TRANSPOSEs, after an explicit
+   PAD (-inf for max, 0 for average); an average's divisor (padding counted or not) corrected
+   by a constant per-position factor when it is not the window size. */
+static int32_t pool_native(li_ctx *c, int32_t x, const pool_geom *g, bool maxp, bool count_pad) {
+    int r = li_rank(c, x);
+    const int64_t *k = g->k + 1, *s = g->s + 1, *pb = g->pb + 1, *pe2 = g->pe2 + 1, *out = g->out + 1;
+    int32_t t = r == 4 ? x : li_reshape(c, x, (const int64_t[]){li_dim(c, x, 0), li_dim(c, x, 1), 1, li_dim(c, x, 2)}, 4);
     bool padded = pb[0] || pb[1] || pe2[0] || pe2[1];
     if (padded) {
         int32_t p32[8] = {0, 0, 0, 0, (int32_t)pb[0], (int32_t)pe2[0], (int32_t)pb[1], (int32_t)pe2[1]};
@@ -224,23 +379,17 @@ static lg_status lower_pool(li_ctx *c) {
     o.filter_height = (int32_t)k[0], o.filter_width = (int32_t)k[1];
     int32_t y = li_op(c, maxp ? LG_OP_MAX_POOL_2D : LG_OP_AVERAGE_POOL_2D, (const int32_t[]){li_to_nhwc(c, t)}, 1, &o, -1);
     y = li_to_nchw(c, y);
-    if (!maxp && padded) {
-        /* the divisor: window positions inside [0, in) (count_include_pad 0) or inside the
-           explicit padding [-pb, in + pe) (1); the pool divided by k_h * k_w */
+    if (!maxp && padded && LI_OK(c)) {
         float *f = malloc((size_t)(out[0] * out[1]) * sizeof *f);
-        if (!f) return c->st = lgi_fail(c->err, LG_ERR_NOMEM, "out of memory");
+        if (!f) {
+            c->st = lgi_fail(c->err, LG_ERR_NOMEM, "out of memory");
+            return -1;
+        }
         bool all_one = true;
         for (int64_t oy = 0; oy < out[0]; oy++)
             for (int64_t ox = 0; ox < out[1]; ox++) {
-                int64_t cnt[2];
-                for (int i = 0; i < 2; i++) {
-                    int64_t o0 = i ? ox : oy, st = o0 * s[i] - pb[i], en = st + k[i];
-                    int64_t lo = count_pad ? -pb[i] : 0, hi = count_pad ? in[i] + pe[i] : in[i];
-                    if (st < lo) st = lo;
-                    if (en > hi) en = hi;
-                    cnt[i] = en > st ? en - st : 1;
-                }
-                double fac = (double)(k[0] * k[1]) / (double)(cnt[0] * cnt[1]);
+                /* the pool divided by k_h * k_w */
+                double fac = (double)(k[0] * k[1]) / (double)(pool_count(g, 1, oy, count_pad) * pool_count(g, 2, ox, count_pad));
                 f[oy * out[1] + ox] = (float)fac;
                 if (fac != 1.0) all_one = false;
             }
@@ -251,7 +400,31 @@ static lg_status lower_pool(li_ctx *c) {
         free(f);
     }
     if (r == 3) y = li_reshape(c, y, (const int64_t[]){li_dim(c, y, 0), li_dim(c, y, 1), li_dim(c, y, 3)}, 3);
-    return li_out(c, 0, y, x->onnx_type);
+    return y;
+}
+
+static lg_status lower_pool(li_ctx *c) {
+    const li_val *x = li_need(c, 0);
+    LI_TRY(c);
+    bool maxp = is(c, "MaxPool"), with_idx = maxp && li_has_out(c, 1);
+    int r = li_rank(c, x->t);
+    if (r < 3 || r > 5) return li_unsupported(c, "%d-D pooling (1-D to 3-D)", r - 2);
+    lg_dtype ty = li_type(c, x->t);
+    bool ints = ty == LG_INT32 || ty == LG_INT16 || ty == LG_INT8 || ty == LG_UINT8;
+    if (ty != LG_FLOAT32 && !(maxp && ints))
+        return li_unsupported(c, "%s input (%s)", lg_onnx_dtype_name(x->onnx_type), maxp ? "float and integers" : "float");
+    /* storage_order (MaxPool-8 on) only orders the Indices */
+    bool col_major = li_attr_i(c->node, "storage_order", 0) != 0;
+    pool_geom g;
+    LG_TRY(pool_read(c, x->t, &g));
+    bool count_pad = li_attr_i(c->node, "count_include_pad", 0) != 0;
+    bool dilated = g.d[0] != 1 || g.d[1] != 1 || g.d[2] != 1;
+    int32_t idx = -1;
+    int32_t y = r == 5 || dilated || ty != LG_FLOAT32 || with_idx
+                    ? pool_slices(c, x->t, &g, maxp, count_pad, col_major, with_idx ? &idx : NULL)
+                    : pool_native(c, x->t, &g, maxp, count_pad);
+    LG_TRY(li_out(c, 0, y, x->onnx_type));
+    return li_out(c, 1, idx, LG_ONNX_INT64);
 }
 
 static lg_status lower_global_pool(li_ctx *c) {
@@ -361,6 +534,83 @@ static lg_status lower_groupnorm(li_ctx *c) {
     return li_out(c, 0, y, x->onnx_type);
 }
 
+/* LRN (LRN-1 and -13, the same formula; the ONNX spec): for x [N, C, D1..Dk] the square sum
+   over the channels max(0, c - floor((size - 1) / 2)) <= i <= min(C - 1, c + ceil((size - 1) / 2))
+   and y = x / (bias + alpha / size * square_sum) ^ beta. The positions are independent: x is
+   seen as [N, C, 1, M] (M = D1 * ... * Dk).
+   - odd size: TFLite's LOCAL_RESPONSE_NORMALIZATION over the last axis of the NHWC form,
+     y = x * (bias + alpha' * sum_{|i - c| <= radius} x_i^2) ^ -beta (tf.nn.
+     local_response_normalization's definition; tensorflow/lite/kernels/local_response_norm.cc
+     registers the optimized kernel, which sums that window, by default), so radius =
+     (size - 1) / 2 and alpha' = alpha / size.
+   - even size: the window has one channel more after c than before, which that op cannot
+     express: an AVERAGE_POOL_2D (size x 1, VALID) of x^2 viewed as NHWC [N, C, M, 1] (the
+     channels as the pool's height, no transpose), zero-padded by (size - 2) / 2 channels
+     before and size / 2 after, is square_sum / size (a VALID window divides by its size), so
+     alpha / size * square_sum is alpha times it; then bias +, POW beta and DIV: the spec's
+     formula. */
+static lg_status lower_lrn(li_ctx *c) {
+    const li_val *x = li_need(c, 0);
+    LI_TRY(c);
+    if (li_type(c, x->t) != LG_FLOAT32) return li_unsupported(c, "non-float input");
+    const lg_onnx_attr *sa = li_attr(c->node, "size");
+    if (!sa || sa->i < 1 || sa->i > 65536) return li_bad(c, LG_ERR_FORMAT, "size must be given and positive");
+    int64_t size = sa->i;
+    float alpha = li_attr_f(c->node, "alpha", 1e-4f), beta = li_attr_f(c->node, "beta", 0.75f),
+          bias = li_attr_f(c->node, "bias", 1.0f);
+    lg_shape s = li_shape(c, x->t);
+    if (s.rank < 2) return li_bad(c, LG_ERR_FORMAT, "input rank %d (N x C x ...)", s.rank);
+    int64_t d[LG_MAX_RANK], m = 1;
+    for (int i = 0; i < s.rank; i++) {
+        d[i] = s.dim[i];
+        if (i >= 2) m *= s.dim[i];
+    }
+    int32_t y;
+    if (size % 2) {
+        int32_t t = li_to_nhwc(c, li_reshape(c, x->t, (const int64_t[]){d[0], d[1], 1, m}, 4));
+        lg_local_response_normalization_options o = {(int32_t)((size - 1) / 2), bias, alpha / (float)size, beta};
+        y = li_op(c, LG_OP_LOCAL_RESPONSE_NORMALIZATION, &t, 1, &o, -1);
+        y = li_to_nchw(c, y);
+    } else {
+        int32_t sq = li_reshape(c, li_binary(c, LG_OP_MUL, x->t, x->t), (const int64_t[]){d[0], d[1], m, 1}, 4);
+        int32_t p32[8] = {0, 0, (int32_t)((size - 1) / 2), (int32_t)(size / 2), 0, 0, 0, 0};
+        int32_t pt = li_konst(c, LG_INT32, (const int64_t[]){4, 2}, 2, p32, sizeof p32);
+        lg_pool2d_options o;
+        lg_opts_init(LG_OPTS_POOL2D_OPTIONS, &o, sizeof o);
+        o.padding = LG_PADDING_VALID;
+        o.stride_h = o.stride_w = 1;
+        o.filter_height = (int32_t)size, o.filter_width = 1;
+        int32_t p = LI_OP(c, LG_OP_PAD, NULL, -1, sq, pt);
+        int32_t mean = li_op(c, LG_OP_AVERAGE_POOL_2D, &p, 1, &o, -1);
+        int32_t den = li_binary(c, LG_OP_ADD, li_binary(c, LG_OP_MUL, mean, li_kf(c, alpha)), li_kf(c, bias));
+        den = li_binary(c, LG_OP_POW, den, li_kf(c, beta));
+        y = li_binary(c, LG_OP_DIV, li_reshape(c, x->t, (const int64_t[]){d[0], d[1], m, 1}, 4), den);
+    }
+    return li_out(c, 0, li_reshape(c, y, d, (uint32_t)s.rank), x->onnx_type);
+}
+
+/* MeanVarianceNormalization-9 and -13 (-13 adds bfloat16), a function in the spec whose body
+   is: mean = ReduceMean(X, axes), variance = ReduceMean(X^2, axes) - mean^2,
+   Y = (X - mean) / (Sqrt(variance) + 1e-9); axes default [0, 2, 3]. Lowered as that body. */
+static lg_status lower_mvn(li_ctx *c) {
+    const li_val *x = li_need(c, 0);
+    LI_TRY(c);
+    if (li_type(c, x->t) != LG_FLOAT32) return li_unsupported(c, "non-float input");
+    int r = li_rank(c, x->t);
+    int64_t axes[LG_MAX_RANK] = {0, 2, 3};
+    int k = li_attr_ints(c->node, "axes", axes, LG_MAX_RANK);
+    uint32_t n = k >= 0 ? (uint32_t)k : 3;
+    for (uint32_t i = 0; i < n; i++) {
+        axes[i] = li_norm_axis(axes[i], r);
+        if (axes[i] < 0 || axes[i] >= r) return li_bad(c, LG_ERR_FORMAT, "axis %lld for rank %d", (long long)axes[i], r);
+    }
+    int32_t mu = reduce_op(c, LG_OP_MEAN, x->t, axes, n, true);
+    int32_t ex2 = reduce_op(c, LG_OP_MEAN, li_binary(c, LG_OP_MUL, x->t, x->t), axes, n, true);
+    int32_t var = li_binary(c, LG_OP_SUB, ex2, li_binary(c, LG_OP_MUL, mu, mu));
+    int32_t sd = li_binary(c, LG_OP_ADD, li_unary(c, LG_OP_SQRT, var), li_kf(c, 1e-9f));
+    return li_out(c, 0, li_binary(c, LG_OP_DIV, li_binary(c, LG_OP_SUB, x->t, mu), sd), x->onnx_type);
+}
+
 const li_op_entry li_ops_reduce[] = {
     {"ReduceMean", 1, 99, lower_reduce},      {"ReduceSum", 1, 99, lower_reduce},
     {"ReduceMax", 1, 99, lower_reduce},       {"ReduceMin", 1, 99, lower_reduce},
@@ -372,7 +622,9 @@ const li_op_entry li_ops_reduce[] = {
     {"MaxPool", 1, 99, lower_pool},           {"AveragePool", 1, 99, lower_pool},
     {"GlobalAveragePool", 1, 99, lower_global_pool}, {"GlobalMaxPool", 1, 99, lower_global_pool},
     {"LayerNormalization", 17, 99, lower_layernorm},
-    {"InstanceNormalization", 6, 99, lower_instnorm},
+    {"InstanceNormalization", 1, 99, lower_instnorm}, /* -1: consumed_inputs only (Changelog.md) */
     {"GroupNormalization", 18, 99, lower_groupnorm},
+    {"LRN", 1, 99, lower_lrn},
+    {"MeanVarianceNormalization", 9, 99, lower_mvn},
     {NULL, 0, 0, NULL},
 };

@@ -80,7 +80,10 @@ void ti_output(ti_model *t, const char *name) {
     v->type.kind = LG_ONNX_TYPE_TENSOR;
 }
 
-static int esize(int32_t dt) { return dt == LG_ONNX_INT64 ? 8 : dt == LG_ONNX_BOOL ? 1 : 4; }
+static int esize(int32_t dt) {
+    int b = lg_onnx_dtype_bits(dt) / 8;
+    return b ? b : 4;
+}
 
 void ti_init(ti_model *t, const char *name, int32_t dtype, const int64_t *dims, uint32_t rank,
              const void *data) {
@@ -147,6 +150,24 @@ void ti_attr_ints(ti_model *t, const char *name, const int64_t *v, uint32_t n) {
     memcpy(p, v, n * sizeof *p);
     a->ints = p;
     a->n_ints = n;
+}
+
+void ti_attr_t(ti_model *t, const char *name, int32_t dtype, const int64_t *dims, uint32_t rank, const void *data) {
+    lg_onnx_attr *a = new_attr(t, name, LG_ONNX_ATTR_TENSOR);
+    lg_onnx_tensor *x = keep(t, sizeof *x);
+    int64_t *d = keep(t, (rank + 1) * sizeof *d);
+    uint64_t n = 1;
+    for (uint32_t i = 0; i < rank; i++) n *= (uint64_t)(d[i] = dims[i]);
+    x->data_type = dtype;
+    x->dims = d;
+    x->n_dims = rank;
+    x->count = n;
+    x->src = LG_ONNX_DATA_RAW;
+    x->nbytes = n * (uint64_t)esize(dtype);
+    void *p = keep(t, x->nbytes);
+    memcpy(p, data, x->nbytes);
+    x->data = p;
+    a->t = x;
 }
 
 const lg_onnx_model *ti_model_of(ti_model *t) { return &t->m; }

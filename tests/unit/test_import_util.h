@@ -21,6 +21,8 @@ void ti_attr_i(ti_model *t, const char *name, int64_t v);
 void ti_attr_f(ti_model *t, const char *name, float v);
 void ti_attr_s(ti_model *t, const char *name, const char *v);
 void ti_attr_ints(ti_model *t, const char *name, const int64_t *v, uint32_t n);
+/* a tensor attribute (Constant's value) */
+void ti_attr_t(ti_model *t, const char *name, int32_t dtype, const int64_t *dims, uint32_t rank, const void *data);
 const lg_onnx_model *ti_model_of(ti_model *t);
 
 /* Import (no_optimize when raw), run with float32 inputs, copy output k into out (n floats). */
