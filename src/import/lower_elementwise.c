@@ -621,8 +621,18 @@ static lg_status lower_identity(li_ctx *c) {
         const li_val *tm = li_in(c, 2);
         int64_t v[1];
         uint32_t n = 0;
-        if (tm && !(li_const_ints(c, tm->t, v, 1, &n) && n == 1 && v[0] == 0))
-            return li_unsupported(c, "training_mode");
+        if (tm && !(li_const_ints(c, tm->t, v, 1, &n) && n == 1 && v[0] == 0)) {
+            /* training_mode with a constant ratio 0 keeps every element and scales by
+               1 / (1 - 0): the identity (ONNX Dropout-12 reference: mask = uniform >= ratio).
+               torchvision's Swin calls F.dropout(attn, p=0.0) without training=, which exports
+               exactly this. */
+            const li_val *rv = li_in(c, 1);
+            const float *r = rv ? li_const_f32(c, rv->t) : NULL;
+            if (!r || lg_tensor_numel(li_t(c, rv->t)) != 1 || r[0] != 0) {
+                if (!li_is_const(c, tm->t)) return li_unsupported(c, "training_mode is computed at run time (it must be constant)");
+                return li_unsupported(c, "training_mode with a ratio other than a constant 0 (random dropout)");
+            }
+        }
     }
     return li_out(c, 0, x->t, x->onnx_type);
 }

@@ -105,26 +105,6 @@ static lg_status lower_reduce(li_ctx *c) {
     return li_out(c, 0, y, x->onnx_type);
 }
 
-static lg_status lower_argmax(li_ctx *c) {
-    const li_val *x = li_need(c, 0);
-    LI_TRY(c);
-    if (li_attr_i(c->node, "select_last_index", 0)) return li_unsupported(c, "select_last_index");
-    int r = li_rank(c, x->t);
-    int64_t axis = li_norm_axis(li_attr_i(c->node, "axis", 0), r);
-    bool keep = li_attr_i(c->node, "keepdims", 1) != 0;
-    lg_arg_max_options o = {LG_INT32};
-    int32_t at = li_ki(c, axis), y;
-    if (is(c, "ArgMax")) y = LI_OP(c, LG_OP_ARG_MAX, &o, LG_INT32, x->t, at);
-    else y = LI_OP(c, LG_OP_ARG_MIN, (const lg_arg_min_options *)(const void *)&o, LG_INT32, x->t, at);
-    if (keep) {
-        lg_shape s = li_shape(c, x->t);
-        int64_t d[LG_MAX_RANK];
-        for (int i = 0; i < r; i++) d[i] = i == axis ? 1 : s.dim[i];
-        y = li_reshape(c, y, d, (uint32_t)r);
-    }
-    return li_out(c, 0, y, LG_ONNX_INT64);
-}
-
 /* ------------------------------------------------------------------ Softmax */
 
 static lg_status lower_softmax(li_ctx *c) {
@@ -617,7 +597,7 @@ const li_op_entry li_ops_reduce[] = {
     {"ReduceProd", 1, 99, lower_reduce},      {"ReduceSumSquare", 1, 99, lower_reduce},
     {"ReduceL1", 1, 99, lower_reduce},        {"ReduceL2", 1, 99, lower_reduce},
     {"ReduceLogSum", 1, 99, lower_reduce},    {"ReduceLogSumExp", 1, 99, lower_reduce},
-    {"ArgMax", 1, 99, lower_argmax},          {"ArgMin", 1, 99, lower_argmax},
+    /* ArgMax/ArgMin: lower_gather.c (select_last_index too) */
     {"Softmax", 1, 99, lower_softmax},        {"LogSoftmax", 1, 99, lower_softmax},
     {"MaxPool", 1, 99, lower_pool},           {"AveragePool", 1, 99, lower_pool},
     {"GlobalAveragePool", 1, 99, lower_global_pool}, {"GlobalMaxPool", 1, 99, lower_global_pool},

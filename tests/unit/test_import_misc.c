@@ -719,3 +719,20 @@ LG_TEST(import_conv_transpose3d_depth_taps) {
         ti_free(t);
     }
 }
+
+/* Dropout-12 with training_mode true: ratio 0 keeps every element and scales by 1/(1-0), the
+   identity (torchvision's Swin exports F.dropout(p=0.0) so); ratio 0.5 is random: refused */
+LG_TEST(import_dropout_training_ratio_zero) {
+    for (int k = 0; k < 2; k++) {
+        ti_model *t = ti_new(13);
+        ti_input(t, "x", LG_ONNX_FLOAT, (const int64_t[]){2}, 1);
+        ti_init(t, "r", LG_ONNX_FLOAT, NULL, 0, (const float[]){k ? 0.5f : 0.0f});
+        ti_init(t, "tm", LG_ONNX_BOOL, NULL, 0, (const uint8_t[]){1});
+        ti_node(t, "Dropout", "x,r,tm", "d");
+        ti_node(t, "Neg", "d", "y");
+        ti_output(t, "y");
+        if (k == 0) run1(t, (const float[]){1, -2}, (const float[]){-1, 2}, 2, 0);
+        else refused(t, LG_ERR_UNSUPPORTED, "ratio other than a constant 0");
+        ti_free(t);
+    }
+}
