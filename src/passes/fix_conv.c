@@ -15,7 +15,7 @@
  *                     original. SIGN_BIT has no standalone TFLite op (and the CPU kernels
  *                     ignore it too): reported, not rewritten. Quantized outputs are left alone.
  *
- *  transpose-conv-zerostuff  TRANSPOSE_CONV (NHWC input [N,H,W,Ci], constant weights
+ *  transpose-conv-zerostuff (and -overlap)  TRANSPOSE_CONV (NHWC input [N,H,W,Ci], constant weights
  *                     [Co,kh,kw,Ci], output_shape [N,OH,OW,Co], stride sh x sw, SAME/VALID,
  *                     optional bias) -> the seed's ZeroStuffConvT2d (rules.def
  *                     mali-transpose-conv; op-version where the fused activation made it v4):
@@ -47,9 +47,15 @@
  *                     (kh-1)/2) with the spatially flipped kernel, output row oy. Rows past Z
  *                     read zeros: the bottom pad makes the conv at least OH tall (pb = OH +
  *                     kh-1 - (kh-1-ph) - H*sh, when positive), and the SLICE crops what is
- *                     more. The same for W. The products are the same, the zeros add nothing;
- *                     only the order of the additions differs (the unit tests measure it:
- *                     within the runner's 1e-6 of the output magnitude). An input holding
+ *                     more. The same for W. The products are the same, the zeros add nothing.
+ *                     When the kernel is no larger than the stride (kh <= sh, kw <= sw: the
+ *                     common k2s2 upsampler, a PixelShuffle as a transposed conv) each output
+ *                     has one tap and the CONV_2D adds the same products in the same order:
+ *                     bit-identical (transpose-conv-zerostuff, exact). A larger kernel overlaps
+ *                     its taps, which the CONV_2D adds in the flipped order: the same math,
+ *                     rounded differently, beyond the runner's 1e-6 on layers of a few hundred
+ *                     channels (transpose-conv-zerostuff-overlap, approximate, its bound
+ *                     below). An input holding
  *                     inf or NaN would spread through the zero-stuffing (inf * 0), which the
  *                     transposed conv does not do: outside the exact claim.
  *
@@ -242,9 +248,19 @@ static bool parse_tconv(const lg_pass_ctx *c, const lg_graph *g, uint32_t i, tco
            (int64_t)t->wd * t->sw < INT32_MAX / 2;
 }
 
+/* Every output position receives at most one tap (kh <= sh and kw <= sw): the CONV_2D adds
+   the same products in the same order (bias, then the input channels); else the taps of an
+   output are added in the flipped order. */
+static bool one_tap(const tconv *t) { return t->kh <= t->sh && t->kw <= t->sw; }
+
 static bool tconv_match(const lg_pass_ctx *c, const lg_graph *g, uint32_t i) {
     tconv t;
-    return parse_tconv(c, g, i, &t);
+    return parse_tconv(c, g, i, &t) && one_tap(&t);
+}
+
+static bool tconv_overlap_match(const lg_pass_ctx *c, const lg_graph *g, uint32_t i) {
+    tconv t;
+    return parse_tconv(c, g, i, &t) && !one_tap(&t);
 }
 
 /* Z = RESIZE_NEAREST_NEIGHBOR(x, [H*sh, W*sw]) * M: the zero-stuffed input. */
@@ -359,6 +375,18 @@ static lg_status tconv_apply(lg_pass_ctx *c, const lg_graph *g, uint32_t i) {
 
 const lg_pass lgp_transpose_conv_zerostuff = {
     "transpose-conv-zerostuff",
-    "TRANSPOSE_CONV -> nearest resize x stride, stride mask, flipped CONV_2D, crop (ZeroStuffConvT)",
+    "TRANSPOSE_CONV, kernel <= stride -> nearest resize x stride, stride mask, flipped CONV_2D, crop "
+    "(ZeroStuffConvT)",
     {"mali-transpose-conv", "op-version", NULL},
     true, 0, tconv_match, tconv_apply};
+
+/* The bound: each output's sum of kh*kw*Ci/(sh*sw) products is folded in another order. The
+   difference is a rounding of the sum (about sqrt(n) ulps of its partial sums), measured
+   from 1.2e-7 (16 products) to 7.4e-6 (18432: Ci 2048, 3x3, stride 2) of the output
+   magnitude on the runner's inputs; 1e-4 covers sums of some 10^6 products. */
+const lg_pass lgp_transpose_conv_zerostuff_overlap = {
+    "transpose-conv-zerostuff-overlap",
+    "TRANSPOSE_CONV, kernel > stride -> the same ZeroStuffConvT; the taps' sums are reordered "
+    "(approximate)",
+    {"mali-transpose-conv", "op-version", NULL},
+    false, 1e-4, tconv_overlap_match, tconv_apply};

@@ -15,7 +15,7 @@ extern const lg_pass lgp_merge_reshapes;
 extern const lg_pass lgp_cancel_transposes;
 extern const lg_pass lgp_remove_dead;
 extern const lg_pass lgp_sink_transposes;
-extern const lg_pass lgp_unfuse_activation, lgp_transpose_conv_zerostuff, lgp_padv2_maxpool_zero, lgp_split_multi_axis_reduce, lgp_pow_to_mul, lgp_pow_exp_log, lgp_strided_subsample_pool, lgp_resize_align_corners, lgp_mirror_pad_edges;
+extern const lg_pass lgp_unfuse_activation, lgp_transpose_conv_zerostuff, lgp_transpose_conv_zerostuff_overlap, lgp_padv2_maxpool_zero, lgp_split_multi_axis_reduce, lgp_pow_to_mul, lgp_pow_exp_log, lgp_strided_subsample_pool, lgp_resize_align_corners, lgp_mirror_pad_edges;
 
 /* The op's builtin code (-1 if its opcode is bad). */
 static inline int32_t lgp_code(const lg_pass_ctx *c, uint32_t op) {

@@ -203,15 +203,24 @@ LG_TEST(fix_unfuse_near_misses) {
 /* ------------------------------------------------------------------ transpose-conv-zerostuff */
 
 /* Runs zerostuff on m: the mali-transpose-conv finding before (both targets, Mali), none
-   after and ready, parity within the exact bound; returns the rewritten model. */
-static lg_model *zerostuff(const lg_model *m, double *max_rel) {
+   after and ready, parity within the bound (exact: 0, the same sums in the same order;
+   overlapping taps: 1e-4, and the exact pass must not take it); returns the rewritten model. */
+static lg_model *zerostuff(const lg_model *m, bool exact, double *max_rel) {
+    const char *name = exact ? "transpose-conv-zerostuff" : "transpose-conv-zerostuff-overlap";
+    const char *other = exact ? "transpose-conv-zerostuff-overlap" : "transpose-conv-zerostuff";
     for (int t = 0; t < 2; t++) CHECK(fixt_has(m, (lg_target)t, LG_GPU_MALI, "mali-transpose-conv"));
     lg_pass_report *rep = NULL;
-    lg_model *o = FIXT_RUN(m, &rep, "transpose-conv-zerostuff");
+    lg_model *o = fixt_run(m, (const char *const[]){other, NULL}, &rep, __FILE__, __LINE__);
+    if (o) {
+        CHECK(fixt_same_ops(m, o));
+        lg_pass_report_free(rep);
+        lg_model_free(o);
+    }
+    o = fixt_run(m, (const char *const[]){name, NULL}, &rep, __FILE__, __LINE__);
     if (!o) return NULL;
-    CHECK_EQ_INT(fixt_applied(rep, "transpose-conv-zerostuff"), 1);
-    *max_rel = fixt_max_rel(rep, "transpose-conv-zerostuff");
-    CHECK(*max_rel >= 0 && *max_rel <= 1e-6);
+    CHECK_EQ_INT(fixt_applied(rep, name), 1);
+    *max_rel = fixt_max_rel(rep, name);
+    CHECK(*max_rel >= 0 && *max_rel <= (exact ? 0 : 1e-4));
     CHECK_EQ_INT(fixt_count(o, LG_OP_TRANSPOSE_CONV), 0);
     CHECK_EQ_INT(fixt_count(o, LG_OP_CONV_2D), 1);
     for (int t = 0; t < 2; t++) {
@@ -232,7 +241,7 @@ LG_TEST(fix_zerostuff_hand_values) {
     tcspec s = {1, 2, 2, 1, 1, 2, 2, 2, 2, 4, 4, LG_PADDING_VALID, 0, false, false, false, 1, w};
     lg_model *m = tconv_model(&s);
     double rel = -1;
-    lg_model *o = zerostuff(m, &rel);
+    lg_model *o = zerostuff(m, true, &rel);
     if (!o) { lg_model_free(m); return; }
     CHECK_EQ_INT(o->subgraphs[0].n_ops, 4);
     CHECK_EQ_INT(fixt_count(o, LG_OP_RESIZE_NEAREST_NEIGHBOR), 1);
@@ -249,22 +258,30 @@ LG_TEST(fix_zerostuff_hand_values) {
     lg_model_free(m);
 }
 
-/* 2-D cases: SAME and VALID, strides 2 and 3, odd sizes, bias, a fused RELU (v4: both rules
-   go), fp16 weights behind a DEQUANTIZE (kept as halves). */
+/* 2-D cases: SAME and VALID, strides 1 to 3, odd sizes, batch 2, bias, a fused RELU/RELU6
+   (v4: both rules go), fp16 weights behind a DEQUANTIZE (kept as halves). Kernels no larger
+   than the stride: the exact pass, bit for bit; larger: the overlap pass (the largest,
+   64 -> 32 channels 4x4, measures some 9e-7 of the output magnitude). */
 LG_TEST(fix_zerostuff_2d_forms) {
     const tcspec cases[] = {
         /* n h w ci co kh kw sh sw oh ow pad act bias fp16 rt ver */
+        {1, 5, 7, 3, 4, 2, 2, 2, 2, 10, 14, LG_PADDING_SAME, 0, true, false, false, 3, NULL},
+        {1, 5, 7, 16, 4, 3, 3, 3, 3, 15, 21, LG_PADDING_VALID, 1, true, false, false, 4, NULL},
+        {2, 4, 3, 2, 3, 2, 1, 2, 2, 8, 6, LG_PADDING_SAME, 3, false, true, false, 4, NULL},
+        {1, 3, 3, 8, 8, 1, 1, 1, 1, 3, 3, LG_PADDING_VALID, 0, true, false, false, 3, NULL},
         {1, 5, 7, 3, 4, 3, 3, 2, 2, 10, 14, LG_PADDING_SAME, 0, true, false, false, 3, NULL},
         {1, 5, 7, 3, 4, 3, 3, 2, 2, 11, 15, LG_PADDING_VALID, 0, true, false, false, 3, NULL},
         {2, 4, 3, 2, 3, 4, 4, 3, 3, 12, 9, LG_PADDING_SAME, 0, false, false, false, 1, NULL},
         {1, 4, 4, 8, 8, 4, 4, 2, 2, 8, 8, LG_PADDING_SAME, 1, true, false, false, 4, NULL},
         {1, 6, 6, 4, 2, 3, 3, 2, 2, 12, 12, LG_PADDING_SAME, 3, false, true, false, 4, NULL},
         {1, 3, 5, 2, 2, 3, 2, 1, 1, 3, 5, LG_PADDING_SAME, 0, true, false, false, 3, NULL},
+        {1, 8, 8, 64, 32, 4, 4, 2, 2, 16, 16, LG_PADDING_SAME, 0, true, false, false, 3, NULL},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         lg_model *m = tconv_model(&cases[k]);
         double rel = -1;
-        lg_model *o = zerostuff(m, &rel);
+        bool exact = cases[k].kh <= cases[k].sh && cases[k].kw <= cases[k].sw;
+        lg_model *o = zerostuff(m, exact, &rel);
         if (!o) { lg_model_free(m); continue; }
         bool stuffed = cases[k].sh > 1 || cases[k].sw > 1;
         CHECK_EQ_INT(fixt_count(o, LG_OP_RESIZE_NEAREST_NEIGHBOR), stuffed);
@@ -282,23 +299,65 @@ LG_TEST(fix_zerostuff_2d_forms) {
 }
 
 /* 1-D transposed convs (H = 1): DAC's stride 5, kernel 2 x stride, VALID (out (6-1)*5 + 10 =
-   35) and SAME (out 30: in' = 6, ph... pw = ((6-1)*5 + 10 - 30) / 2 = 2, so the conv pads 7
-   on the left and the result is cropped). */
+   35) and SAME (out 30: in' = 6, pw = ((6-1)*5 + 10 - 30) / 2 = 2, so the conv pads 10-1-2 = 7
+   on the left, 30 + 9 - 7 - 30 = 2 on the right: exactly 30 out); kernel = stride (one tap
+   each: exact); kernel 3 < stride 5, VALID: out (7-1)*5 + 3 = 33, while the stuffed row is 35
+   long: the conv gives 35 and a SLICE crops it to 33. */
 LG_TEST(fix_zerostuff_1d_stride5) {
     const tcspec cases[] = {
         {1, 1, 6, 2, 2, 1, 10, 1, 5, 1, 35, LG_PADDING_VALID, 0, true, false, false, 3, NULL},
         {1, 1, 6, 2, 2, 1, 10, 1, 5, 1, 30, LG_PADDING_SAME, 0, true, false, false, 3, NULL},
         {1, 1, 9, 4, 3, 1, 4, 1, 2, 1, 18, LG_PADDING_SAME, 0, false, false, false, 1, NULL},
+        {1, 1, 7, 6, 4, 1, 5, 1, 5, 1, 35, LG_PADDING_VALID, 0, true, false, false, 3, NULL},
+        {1, 1, 7, 6, 4, 1, 3, 1, 5, 1, 33, LG_PADDING_VALID, 0, true, false, false, 3, NULL},
     };
+    const uint32_t slices[] = {0, 0, 0, 0, 1};
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         lg_model *m = tconv_model(&cases[k]);
         double rel = -1;
-        lg_model *o = zerostuff(m, &rel);
+        lg_model *o = zerostuff(m, cases[k].kw <= cases[k].sw, &rel);
         if (!o) { lg_model_free(m); continue; }
         CHECK_EQ_INT(fixt_count(o, LG_OP_RESIZE_NEAREST_NEIGHBOR), 1);
+        CHECK_EQ_INT(fixt_count(o, LG_OP_SLICE), slices[k]);
         lg_model_free(o);
         lg_model_free(m);
     }
+}
+
+/* A transposed conv inside a graph (its output read by the next op, the graph input read
+   twice): the chain writes the same tensor, the reader is untouched. */
+LG_TEST(fix_zerostuff_inside_graph) {
+    lg_builder b;
+    lg_model *m = fixt_new(&b);
+    float wv[2 * 3 * 3 * 2];
+    for (int k = 0; k < 36; k++) wv[k] = wpat(k);
+    int x = lg_b_tensor(&b, "x", LG_FLOAT32, LG_DIMS(1, 4, 4, 2));
+    int os = lg_b_const_i32(&b, "output_shape", LG_DIMS(4), (const int32_t[]){1, 8, 8, 2});
+    int w = lg_b_const_f32(&b, "w", LG_DIMS(2, 3, 3, 2), wv);
+    int t = lg_b_tensor(&b, "t", LG_FLOAT32, LG_DIMS(1, 8, 8, 2));
+    lg_transpose_conv_options o;
+    lg_opts_init(LG_OPTS_TRANSPOSE_CONV_OPTIONS, &o, sizeof o);
+    o.padding = LG_PADDING_SAME;
+    o.stride_h = o.stride_w = 2;
+    lg_b_op_opts(&b, LG_OP_TRANSPOSE_CONV, LG_IDS(os, w, x), LG_IDS(t), LG_OPTS_TRANSPOSE_CONV_OPTIONS, &o);
+    int sz = lg_b_const_i32(&b, "size", LG_DIMS(2), (const int32_t[]){8, 8});
+    int up = lg_b_tensor(&b, "up", LG_FLOAT32, LG_DIMS(1, 8, 8, 2));
+    lg_resize_nearest_neighbor_options ro = {false, false};
+    lg_b_op_opts(&b, LG_OP_RESIZE_NEAREST_NEIGHBOR, LG_IDS(x, sz), LG_IDS(up), LG_OPTS_RESIZE_NEAREST_NEIGHBOR_OPTIONS, &ro);
+    int y = lg_b_tensor(&b, "y", LG_FLOAT32, LG_DIMS(1, 8, 8, 2));
+    lg_add_options ao;
+    lg_opts_init(LG_OPTS_ADD_OPTIONS, &ao, sizeof ao);
+    lg_b_op_opts(&b, LG_OP_ADD, LG_IDS(t, up), LG_IDS(y), LG_OPTS_ADD_OPTIONS, &ao);
+    lg_b_io(&b, LG_IDS(x), LG_IDS(y));
+    CHECK_EQ_INT(b.status, LG_OK);
+    double rel = -1;
+    lg_model *o2 = zerostuff(m, false, &rel);
+    if (o2) {
+        CHECK_EQ_INT(fixt_count(o2, LG_OP_ADD), 1);
+        CHECK_EQ_INT(fixt_count(o2, LG_OP_RESIZE_NEAREST_NEIGHBOR), 2);
+        lg_model_free(o2);
+    }
+    lg_model_free(m);
 }
 
 /* Runtime weights cannot be flipped here: left alone. A CONV_2D is not a transposed conv. */
@@ -306,10 +365,11 @@ LG_TEST(fix_zerostuff_near_misses) {
     tcspec s = {1, 3, 3, 2, 2, 3, 3, 2, 2, 6, 6, LG_PADDING_SAME, 0, false, false, true, 1, NULL};
     lg_model *m = tconv_model(&s);
     lg_pass_report *rep = NULL;
-    lg_model *o = FIXT_RUN(m, &rep, "transpose-conv-zerostuff");
+    lg_model *o = FIXT_RUN(m, &rep, "transpose-conv-zerostuff", "transpose-conv-zerostuff-overlap");
     if (o) {
         CHECK(fixt_same_ops(m, o));
         CHECK_EQ_INT(fixt_applied(rep, "transpose-conv-zerostuff"), 0);
+        CHECK_EQ_INT(fixt_applied(rep, "transpose-conv-zerostuff-overlap"), 0);
         lg_pass_report_free(rep);
         lg_model_free(o);
     }
@@ -328,11 +388,46 @@ LG_TEST(fix_zerostuff_near_misses) {
     lg_b_op_opts(&b, LG_OP_CONV_2D, LG_IDS(x, w, -1), LG_IDS(y), LG_OPTS_CONV2D_OPTIONS, &co);
     lg_b_io(&b, LG_IDS(x), LG_IDS(y));
     CHECK_EQ_INT(b.status, LG_OK);
-    o = FIXT_RUN(m, &rep, "transpose-conv-zerostuff");
+    o = FIXT_RUN(m, &rep, "transpose-conv-zerostuff", "transpose-conv-zerostuff-overlap");
     if (o) {
         CHECK(fixt_same_ops(m, o));
         lg_pass_report_free(rep);
         lg_model_free(o);
     }
     lg_model_free(m);
+}
+
+/* ------------------------------------------------------------------ the corpus */
+
+/* The five corpus models trigger none of these rules (the sparse face model's blockers are
+   DENSIFY's; selfie segmentation's transposed conv is MediaPipe's custom op): every fix pass
+   of fix_conv.c, fix_pool.c and fix_resize.c leaves them as they are. */
+LG_TEST(fix_passes_corpus_unchanged) {
+    static const char *models[5] = {"build/corpus/selfie_segmentation.tflite",
+                                    "build/corpus/face_detection_short_range.tflite",
+                                    "build/corpus/face_detection_full_range_sparse.tflite",
+                                    "build/corpus/hand_landmark_lite.tflite",
+                                    "build/corpus/pose_landmark_lite.tflite"};
+    static const char *const passes[] = {"unfuse-activation", "transpose-conv-zerostuff",
+                                         "transpose-conv-zerostuff-overlap",
+                                         "padv2-maxpool-zero", "split-multi-axis-reduce",
+                                         "pow-to-mul", "pow-exp-log", "strided-subsample-pool",
+                                         "resize-align-corners", "mirror-pad-edges", NULL};
+    for (int k = 0; k < 5; k++) {
+        lg_model *m = NULL;
+        lg_error err;
+        if (lg_tflite_read_file(models[k], NULL, &m, &err) != LG_OK) {
+            fprintf(stderr, "  note: %s not readable (%s); skipped\n", models[k], err.msg);
+            continue;
+        }
+        lg_pass_report *rep = NULL;
+        lg_model *o = fixt_run(m, passes, &rep, __FILE__, __LINE__);
+        if (o) {
+            CHECK(fixt_same_ops(m, o));
+            for (int p = 0; passes[p]; p++) CHECK_EQ_INT(fixt_applied(rep, passes[p]), 0);
+            lg_pass_report_free(rep);
+            lg_model_free(o);
+        }
+        lg_model_free(m);
+    }
 }
