@@ -217,7 +217,8 @@ static bool parse_tconv(const lg_pass_ctx *c, const lg_graph *g, uint32_t i, tco
     t->y = op->outputs[0];
     if (t->x < 0 || t->w < 0 || lgp_tensor(c, t->x)->type != LG_FLOAT32 || !lgf_is_float(c, t->x) ||
         !lgf_is_float(c, t->y) || lgp_tensor(c, t->y)->type != LG_FLOAT32 ||
-        !lgf_static(c, t->x) || !lgf_static(c, t->y) || !weights_ok(c, g, t->w))
+        !lgf_static(c, t->x) || !lgf_static(c, t->y) || !weights_ok(c, g, t->w) ||
+        lg_tensor_is_const(c->m, c->sg, t->x))
         return false;
     if (t->bias >= 0 && !lgf_is_float(c, t->bias)) return false;
     int64_t os[4];

@@ -19,7 +19,9 @@
  *  pow-to-mul         POW(x, e) with a constant exponent, every element e, of an output the
  *                     shape of x -> exact forms: e = 1 x; 2 MUL(x, x); 3..8 MULs by repeated
  *                     squaring (x2 = x*x, x4 = x2*x2, x8 = x4*x4, and products of those); 0.5
- *                     SQRT; -0.5 RSQRT; -1 DIV(1, x); -2..-8 DIV(1, x^n). Integer powers of
+ *                     SQRT; -0.5 RSQRT; -1 DIV(1, x); -2..-8 DIV(1, x^n) (a constant first
+ *                     operand is fine: the elementwise parsers set runtime_tensor_is_second,
+ *                     model_builder.cc ElementwiseOperationParser). Integer powers of
  *                     negative bases stay right (the MULs carry the sign). Each MUL rounds once,
  *                     so x^n differs from powf by at most a few ulps (x^7: 4 roundings). The
  *                     seed's field notes report POW banned on Mali (CPGA-Net); no rule of
@@ -53,7 +55,7 @@ static bool parse_resize(const lg_pass_ctx *c, uint32_t i, resize *r) {
     r->x = op->inputs[0];
     r->y = op->outputs[0];
     if (r->x < 0 || lgp_tensor(c, r->x)->type != LG_FLOAT32 || !lgf_is_float(c, r->x) || !lgf_static(c, r->x) ||
-        !lgf_static(c, r->y) || lgp_tensor(c, r->x)->rank != 4)
+        !lgf_static(c, r->y) || lgp_tensor(c, r->x)->rank != 4 || lg_tensor_is_const(c->m, c->sg, r->x))
         return false;
     int64_t sz[2];
     uint32_t n = 0;
@@ -185,8 +187,9 @@ static bool parse_pow(const lg_pass_ctx *c, const lg_graph *g, uint32_t i, powop
     if (lgp_code(c, i) != LG_OP_POW || op->n_inputs != 2 || op->n_outputs != 1) return false;
     p->x = op->inputs[0];
     p->y = op->outputs[0];
+    /* a constant base is fold-constants' (the rewrite would leave constant-only ops) */
     if (!lgf_is_float(c, p->x) || !lgf_is_float(c, p->y) || op->inputs[1] < 0 ||
-        !lgp_same_layout(lgp_tensor(c, p->x), lgp_tensor(c, p->y)))
+        lg_tensor_is_const(c->m, c->sg, p->x) || !lgp_same_layout(lgp_tensor(c, p->x), lgp_tensor(c, p->y)))
         return false;
     float *d = NULL;
     bool fp16;
