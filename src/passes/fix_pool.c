@@ -356,7 +356,7 @@ static bool parse_subsample(const lg_pass_ctx *c, uint32_t i, subsample *s) {
     const lg_tensor *tx = lgp_tensor(c, s->x);
     s->n = tx->shape[0]; s->h = tx->shape[1]; s->w = tx->shape[2]; s->ch = tx->shape[3];
     int64_t nx = lg_tensor_numel(tx), k = 0;
-    if (nx != lg_tensor_numel(tx) || s->n < 1 || s->ch < 1) return false;
+    if (s->n < 1 || s->h < 1 || s->w < 1 || s->ch < 1) return false;
     float *iota = malloc((size_t)nx * sizeof(float)), *m = NULL;
     if (!iota) return false;
     for (int64_t q = 0; q < nx; q++) iota[q] = (float)q;
@@ -472,7 +472,8 @@ static lg_status mirror_axis(lg_pass_ctx *c, const mirror *p, int32_t cur, int32
     int32_t parts[2 * MAX_MIRROR + 1], rows[2 * MAX_MIRROR], made[2 * MAX_MIRROR];
     uint32_t np = 0, nm = 0;
     for (int32_t j = 0; j < before + after; j++) {
-        /* out[before - 1 - j] = in[j + off] before; out[before + d + j] = in[d - 1 - j - off] */
+        /* output row j < before reads row before-1-j (+1 REFLECT), output row before+d+k
+           reads row d-1-k (-1 REFLECT): mirror_pad.cc's GetInputDimension */
         int32_t r = j < before ? before - 1 - j + off : d - 1 - (j - before) - off, t = -1;
         for (uint32_t k = 0; k < nm; k++)
             if (rows[k] == r) t = made[k];
@@ -493,7 +494,6 @@ static lg_status mirror_axis(lg_pass_ctx *c, const mirror *p, int32_t cur, int32
 }
 
 static lg_status mirror_apply(lg_pass_ctx *c, const lg_graph *g, uint32_t i) {
-    (void)g;
     mirror p;
     if (!parse_mirror(c, i, &p)) return LG_OK;
     uint32_t last = 0;
@@ -505,8 +505,15 @@ static lg_status mirror_apply(lg_pass_ctx *c, const lg_graph *g, uint32_t i) {
         }
         if (p.pads[2 * a] || p.pads[2 * a + 1]) last = a + 1;
     }
-    if (last == 0) {
-        lgp_skip(c, "op %u (MIRROR_PAD): pads nothing", i);
+    if (last == 0) { /* pads nothing: an identity */
+        bool done = false;
+        LG_TRY(lgp_bypass(c, g, i, p.x, &done));
+        if (done) {
+            c->delta->applied++;
+            c->delta->ops_removed++;
+        } else {
+            lgp_skip(c, "op %u (MIRROR_PAD): an identity between interface tensors is kept", i);
+        }
         return LG_OK;
     }
     const lg_tensor *tx = lgp_tensor(c, p.x);
