@@ -101,7 +101,7 @@ static bool unfuse_match(const lg_pass_ctx *c, const lg_graph *g, uint32_t i) {
     return code == LG_OP_TRANSPOSE_CONV && act >= 1 && act <= 5;
 }
 
-/* Options of op i with the fused activation cleared, into buf. */
+/* Op i's options with the fused activation cleared. */
 static lg_status clear_act(lg_pass_ctx *c, uint32_t i) {
     const lg_op *op = lgp_op(c, i);
     union {
@@ -109,21 +109,27 @@ static lg_status clear_act(lg_pass_ctx *c, uint32_t i) {
         lg_fully_connected_options fc; lg_concatenation_options cat; lg_add_options add;
         lg_sub_options sub; lg_mul_options mul; lg_div_options div; lg_transpose_conv_options tc;
     } o;
-    lg_opts_kind kind = op->opts_kind;
-    switch (kind) {
-    case LG_OPTS_CONV2D_OPTIONS: o.conv = *(const lg_conv2d_options *)op->opts; o.conv.fused_activation_function = 0; break;
-    case LG_OPTS_DEPTHWISE_CONV2D_OPTIONS: o.dw = *(const lg_depthwise_conv2d_options *)op->opts; o.dw.fused_activation_function = 0; break;
-    case LG_OPTS_POOL2D_OPTIONS: o.pool = *(const lg_pool2d_options *)op->opts; o.pool.fused_activation_function = 0; break;
-    case LG_OPTS_FULLY_CONNECTED_OPTIONS: o.fc = *(const lg_fully_connected_options *)op->opts; o.fc.fused_activation_function = 0; break;
-    case LG_OPTS_CONCATENATION_OPTIONS: o.cat = *(const lg_concatenation_options *)op->opts; o.cat.fused_activation_function = 0; break;
-    case LG_OPTS_ADD_OPTIONS: o.add = *(const lg_add_options *)op->opts; o.add.fused_activation_function = 0; break;
-    case LG_OPTS_SUB_OPTIONS: o.sub = *(const lg_sub_options *)op->opts; o.sub.fused_activation_function = 0; break;
-    case LG_OPTS_MUL_OPTIONS: o.mul = *(const lg_mul_options *)op->opts; o.mul.fused_activation_function = 0; break;
-    case LG_OPTS_DIV_OPTIONS: o.div = *(const lg_div_options *)op->opts; o.div.fused_activation_function = 0; break;
-    case LG_OPTS_TRANSPOSE_CONV_OPTIONS: o.tc = *(const lg_transpose_conv_options *)op->opts; o.tc.fused_activation_function = 0; break;
-    default: return lgi_fail(c->err, LG_ERR_INTERNAL, "unfuse-activation: op %u has no activation options", i);
+    switch (op->opts_kind) {
+#define ACT_CASE(kind, m)                                                                      \
+    case kind:                                                                                 \
+        memcpy(&o.m, op->opts, sizeof o.m);                                                    \
+        o.m.fused_activation_function = 0;                                                     \
+        break;
+    ACT_CASE(LG_OPTS_CONV2D_OPTIONS, conv)
+    ACT_CASE(LG_OPTS_DEPTHWISE_CONV2D_OPTIONS, dw)
+    ACT_CASE(LG_OPTS_POOL2D_OPTIONS, pool)
+    ACT_CASE(LG_OPTS_FULLY_CONNECTED_OPTIONS, fc)
+    ACT_CASE(LG_OPTS_CONCATENATION_OPTIONS, cat)
+    ACT_CASE(LG_OPTS_ADD_OPTIONS, add)
+    ACT_CASE(LG_OPTS_SUB_OPTIONS, sub)
+    ACT_CASE(LG_OPTS_MUL_OPTIONS, mul)
+    ACT_CASE(LG_OPTS_DIV_OPTIONS, div)
+    ACT_CASE(LG_OPTS_TRANSPOSE_CONV_OPTIONS, tc)
+#undef ACT_CASE
+    default:
+        return lgi_fail(c->err, LG_ERR_INTERNAL, "unfuse-activation: op %u has no activation options", i);
     }
-    return lg_op_set_options(c->m, c->sg, i, kind, &o, c->err);
+    return lg_op_set_options(c->m, c->sg, i, op->opts_kind, &o, c->err);
 }
 
 static lg_status unfuse_apply(lg_pass_ctx *c, const lg_graph *g, uint32_t i) {

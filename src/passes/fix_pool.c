@@ -367,19 +367,18 @@ static bool parse_subsample(const lg_pass_ctx *c, uint32_t i, subsample *s) {
     return ok;
 }
 
+/* Only an op that computes a strided subsample (other constant gathers are not this pass's:
+   GATHER -> SLICE/CONCATENATION forms). */
 static bool subsample_match(const lg_pass_ctx *c, const lg_graph *g, uint32_t i) {
     (void)g;
-    return subsample_candidate(c, i);
+    subsample s;
+    return parse_subsample(c, i, &s);
 }
 
 static lg_status subsample_apply(lg_pass_ctx *c, const lg_graph *g, uint32_t i) {
     (void)g;
     subsample s;
-    if (!parse_subsample(c, i, &s)) {
-        lgp_skip(c, "op %u (%s): not a strided subsample of H and W (x[:, b::s, b::s, :], a "
-                 "stride > 1)", i, lg_op_name(c->m, lgp_op(c, i)));
-        return LG_OK;
-    }
+    if (!parse_subsample(c, i, &s)) return LG_OK;
     int32_t cur = s.x;
     /* a 1x1 VALID pool with stride s over n positions gives (n - 1) / s + 1 outputs */
     bool crop_h = s.bh != 0 || (s.h - 1) / s.sh + 1 != s.oh, crop_w = s.bw != 0 || (s.w - 1) / s.sw + 1 != s.ow;
