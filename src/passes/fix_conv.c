@@ -15,8 +15,8 @@
  *                     original. SIGN_BIT has no standalone TFLite op (and the CPU kernels
  *                     ignore it too): reported, not rewritten. Quantized outputs are left alone.
  *
- *  transpose-conv-zerostuff (and -overlap)  TRANSPOSE_CONV (NHWC input [N,H,W,Ci], constant weights
- *                     [Co,kh,kw,Ci], output_shape [N,OH,OW,Co], stride sh x sw, SAME/VALID,
+ *  transpose-conv-zerostuff (and -overlap)  TRANSPOSE_CONV (NHWC input [N,H,W,Ci],
+ *                     constant weights [Co,kh,kw,Ci], output_shape [N,OH,OW,Co], stride sh x sw, SAME/VALID,
  *                     optional bias) -> the seed's ZeroStuffConvT2d (rules.def
  *                     mali-transpose-conv; op-version where the fused activation made it v4):
  *
@@ -55,9 +55,11 @@
  *                     its taps, which the CONV_2D adds in the flipped order: the same math,
  *                     rounded differently, beyond the runner's 1e-6 on layers of a few hundred
  *                     channels (transpose-conv-zerostuff-overlap, approximate, its bound
- *                     below). An input holding
- *                     inf or NaN would spread through the zero-stuffing (inf * 0), which the
- *                     transposed conv does not do: outside the exact claim.
+ *                     below). An output_shape past the natural size (PyTorch's
+ *                     output_padding) only grows pb: those rows get the bias, as in the
+ *                     transposed conv. An input holding inf or NaN would spread through the
+ *                     zero-stuffing (inf * 0), which the transposed conv does not do: outside
+ *                     the exact claim.
  *
  *                     A fused RELU/RELU6/RELU_N1_TO_1 goes onto the CONV_2D (both delegates
  *                     take those there); TANH becomes a TANH op after the crop; SIGN_BIT is

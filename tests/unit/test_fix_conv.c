@@ -276,6 +276,8 @@ LG_TEST(fix_zerostuff_2d_forms) {
         {1, 6, 6, 4, 2, 3, 3, 2, 2, 12, 12, LG_PADDING_SAME, 3, false, true, false, 4, NULL},
         {1, 3, 5, 2, 2, 3, 2, 1, 1, 3, 5, LG_PADDING_SAME, 0, true, false, false, 3, NULL},
         {1, 8, 8, 64, 32, 4, 4, 2, 2, 16, 16, LG_PADDING_SAME, 0, true, false, false, 3, NULL},
+        /* output_padding 1: VALID's natural 7 x 7 grown to 8 x 8 (the last row: the bias) */
+        {1, 3, 3, 2, 2, 3, 3, 2, 2, 8, 8, LG_PADDING_VALID, 0, true, false, false, 3, NULL},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         lg_model *m = tconv_model(&cases[k]);
