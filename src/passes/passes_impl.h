@@ -15,6 +15,7 @@ extern const lg_pass lgp_merge_reshapes;
 extern const lg_pass lgp_cancel_transposes;
 extern const lg_pass lgp_remove_dead;
 extern const lg_pass lgp_sink_transposes;
+extern const lg_pass lgp_unfuse_activation, lgp_transpose_conv_zerostuff, lgp_transpose_conv_zerostuff_overlap, lgp_padv2_maxpool_zero, lgp_split_multi_axis_reduce, lgp_pow_to_mul, lgp_pow_exp_log, lgp_strided_subsample_pool, lgp_resize_align_corners, lgp_mirror_pad_edges;
 
 /* The op's builtin code (-1 if its opcode is bad). */
 static inline int32_t lgp_code(const lg_pass_ctx *c, uint32_t op) {
@@ -42,6 +43,11 @@ LG_INTERNAL bool lgp_const_ints(const lg_pass_ctx *c, int32_t t, int64_t *out, u
    otherwise nothing changes and false is returned through *done. */
 LG_INTERNAL lg_status lgp_bypass(lg_pass_ctx *c, const lg_graph *g, uint32_t op, int32_t in,
                                  bool *done);
+
+/* The sign of t's values proven from its producers (range.c): no value below 0 (-0 and NaN
+   may occur), or every value > 0 in real arithmetic (fp32 may round a tiny one to 0). */
+LG_INTERNAL bool lgp_nonneg(const lg_pass_ctx *c, const lg_graph *g, int32_t t);
+LG_INTERNAL bool lgp_positive(const lg_pass_ctx *c, const lg_graph *g, int32_t t);
 
 /* Record a skip with a note. */
 LG_INTERNAL void lgp_skip(lg_pass_ctx *c, const char *fmt, ...) LGI_PRINTF(2, 3);
