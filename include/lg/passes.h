@@ -67,6 +67,10 @@ typedef struct lg_pass {
     double bound;                /* approximate passes: bound on max_rel (of output magnitude) */
     bool (*match)(const lg_pass_ctx *c, const lg_graph *g, uint32_t op);
     lg_status (*apply)(lg_pass_ctx *c, const lg_graph *g, uint32_t op);
+    /* not exact only because fp32 additions happen in another order (a sum split into
+       partial sums, a convolution's taps in another order): exact in real arithmetic, and
+       `fix` runs it by default (approximate passes need --allow-approx); bound still holds */
+    bool reorders;
 } lg_pass;
 
 /* The registry: every pass litegpu has, and the --optimize pipeline. */
@@ -94,6 +98,7 @@ typedef struct lg_pass_result {
     double min_pearson;       /* worst correlation (1 when both constant and equal) */
     lg_pass_site *sites;      /* every rewrite's site, in order (owned by the report) */
     uint32_t n_sites;
+    bool reorders;            /* lg_pass.reorders */
 } lg_pass_result;
 
 typedef struct lg_pass_report {

@@ -36,7 +36,7 @@ static uint32_t select_passes(const lg_check_report *r, const lg_fix_options *o,
     uint32_t n = 0;
     for (uint32_t i = 0; i < lg_pass_count() && n < MAX_FIX_PASSES - 2; i++) {
         const lg_pass *p = lg_pass_at(i);
-        if (!p->exact && !o->allow_approx) continue;
+        if (!p->exact && !p->reorders && !o->allow_approx) continue;
         uint32_t k = 0;
         for (uint32_t j = 0; j < 4 && p->removes[j]; j++)
             if (has_blocker(r, p->removes[j]) && k < 3) rules[n][k++] = p->removes[j];

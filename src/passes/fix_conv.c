@@ -169,7 +169,7 @@ const lg_pass lgp_unfuse_activation = {
     "a fused activation the GPU refuses (TRANSPOSE_CONV v4) becomes its own RELU/RELU6/"
     "RELU_N1_TO_1/TANH op",
     {"fused-activation", "op-version", NULL},
-    true, 0, unfuse_match, unfuse_apply};
+    true, 0, unfuse_match, unfuse_apply, false};
 
 /* ------------------------------------------------------------------ transpose-conv-zerostuff */
 
@@ -358,7 +358,18 @@ static lg_status tconv_apply(lg_pass_ctx *c, const lg_graph *g, uint32_t i) {
     co.stride_h = co.stride_w = 1;
     co.dilation_h_factor = co.dilation_w_factor = 1;
     co.fused_activation_function = (int8_t)(tanh_after ? 0 : t.act);
-    LG_TRY(lgf_op(c, LG_OP_CONV_2D, (const int32_t[]){cur, wf, t.bias}, 3, &conv_out, 1, &co));
+    /* a zero bias when there is none: TFLite's CONV_2D (LiteRT.js's too) refuses an absent
+       bias ("Tensor at index 2 was optional but was expected"); adding 0 is exact */
+    int32_t bias = t.bias;
+    if (bias < 0) {
+        float *zeros = calloc((size_t)t.co, sizeof *zeros);
+        if (!zeros) return lgi_fail(c->err, LG_ERR_NOMEM, "out of memory for a zero bias");
+        int32_t bshape[1] = {t.co};
+        lg_status bst = lgf_const(c, t.y, "zs_bias", LG_FLOAT32, bshape, 1, zeros, (uint64_t)t.co * sizeof *zeros, &bias);
+        free(zeros);
+        LG_TRY(bst);
+    }
+    LG_TRY(lgf_op(c, LG_OP_CONV_2D, (const int32_t[]){cur, wf, bias}, 3, &conv_out, 1, &co));
     int32_t last = conv_out;
     if (crop) {
         int32_t begin = -1, size = -1, sliced = t.y, oshape[4] = {t.n, t.oh, t.ow, t.co};
@@ -387,7 +398,7 @@ const lg_pass lgp_transpose_conv_zerostuff = {
     "TRANSPOSE_CONV, kernel <= stride -> nearest resize x stride, stride mask, flipped CONV_2D, crop "
     "(ZeroStuffConvT)",
     {"mali-transpose-conv", "op-version", NULL},
-    true, 0, tconv_match, tconv_apply};
+    true, 0, tconv_match, tconv_apply, false};
 
 /* The bound: each output's sum of kh*kw*Ci/(sh*sw) products is folded in another order. The
    difference is a rounding of the sum (about sqrt(n) ulps of its partial sums), measured
@@ -396,6 +407,6 @@ const lg_pass lgp_transpose_conv_zerostuff = {
 const lg_pass lgp_transpose_conv_zerostuff_overlap = {
     "transpose-conv-zerostuff-overlap",
     "TRANSPOSE_CONV, kernel > stride -> the same ZeroStuffConvT; the taps' sums are reordered "
-    "(approximate)",
+    "(exact up to the order of fp32 additions)",
     {"mali-transpose-conv", "op-version", NULL},
-    false, 1e-4, tconv_overlap_match, tconv_apply};
+    false, 1e-4, tconv_overlap_match, tconv_apply, true};

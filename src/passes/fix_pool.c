@@ -195,7 +195,7 @@ const lg_pass lgp_padv2_maxpool_zero = {
     "padv2-maxpool-zero",
     "PADV2(-inf) before MAX_POOL_2D -> PAD(0) on a non-negative input, or the pool's SAME padding",
     {"padv2-nonzero", NULL},
-    true, 0, padpool_match, padpool_apply};
+    true, 0, padpool_match, padpool_apply, false};
 
 /* ------------------------------------------------------------------ split-multi-axis-reduce */
 
@@ -280,7 +280,7 @@ const lg_pass lgp_split_multi_axis_reduce = {
     "split-multi-axis-reduce",
     "a MEAN/SUM over several axes of >= 65536 elements -> single-axis reductions, innermost first",
     {"large-multi-axis-reduce", NULL},
-    false, 1e-2, reduce_match, reduce_apply};
+    false, 1e-2, reduce_match, reduce_apply, true};
 
 /* ------------------------------------------------------------------ strided-subsample-pool */
 
@@ -409,7 +409,7 @@ const lg_pass lgp_strided_subsample_pool = {
     "strided-subsample-pool",
     "x[:, ::s, ::s, :] as GATHER/GATHER_ND/STRIDED_SLICE -> AVERAGE_POOL_2D(1x1, stride s)",
     {"gather-const-indices", "op-unsupported", "strided-slice-masks", NULL},
-    true, 0, subsample_match, subsample_apply};
+    true, 0, subsample_match, subsample_apply, false};
 
 /* ------------------------------------------------------------------ mirror-pad-edges */
 
@@ -531,4 +531,4 @@ const lg_pass lgp_mirror_pad_edges = {
     "mirror-pad-edges",
     "MIRROR_PAD SYMMETRIC -> single-row SLICEs in mirrored order + CONCATENATION (pads <= 8)",
     {"mirror-pad-mode", NULL},
-    true, 0, mirror_match, mirror_apply};
+    true, 0, mirror_match, mirror_apply, false};

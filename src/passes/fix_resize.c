@@ -173,7 +173,7 @@ const lg_pass lgp_resize_align_corners = {
     "resize-align-corners",
     "RESIZE_BILINEAR align_corners=True -> constant interpolation matrices (two FULLY_CONNECTED)",
     {"resize-align-corners", NULL},
-    true, 0, resize_match, resize_apply};
+    true, 0, resize_match, resize_apply, false};
 
 /* ------------------------------------------------------------------ pow */
 
@@ -296,7 +296,7 @@ const lg_pass lgp_pow_to_mul = {
     "pow-to-mul",
     "POW by a constant integer (|n| <= 8) or +-0.5 -> MUL chains, SQRT, RSQRT, DIV (fp16 hardening)",
     {NULL},
-    true, 0, pow_mul_match, pow_mul_apply};
+    true, 0, pow_mul_match, pow_mul_apply, false};
 
 static bool pow_exp_match(const lg_pass_ctx *c, const lg_graph *g, uint32_t i) {
     powop p;
@@ -326,4 +326,4 @@ const lg_pass lgp_pow_exp_log = {
     "pow-exp-log",
     "POW by another constant, base proven > 0 -> EXP(LOG(x) * e) (approximate, the seed's gamma fix)",
     {NULL},
-    false, 1e-5, pow_exp_match, pow_exp_apply};
+    false, 1e-5, pow_exp_match, pow_exp_apply, false};

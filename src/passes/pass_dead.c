@@ -27,4 +27,4 @@ static lg_status dead_apply(lg_pass_ctx *c, const lg_graph *g, uint32_t i) {
 
 const lg_pass lgp_remove_dead = {
     "remove-dead", "drop ops whose outputs nothing reads (then unused tensors and buffers)",
-    {NULL}, true, 0, dead_match, dead_apply};
+    {NULL}, true, 0, dead_match, dead_apply, false};

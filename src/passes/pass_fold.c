@@ -237,4 +237,4 @@ static lg_status fold_apply(lg_pass_ctx *c, const lg_graph *g, uint32_t i) {
 
 const lg_pass lgp_fold_constants = {
     "fold-constants", "compute ops whose inputs are all constant (never widening fp16 weights)",
-    {"const-only-inputs", "input-count", NULL}, true, 0, fold_match, fold_apply};
+    {"const-only-inputs", "input-count", NULL}, true, 0, fold_match, fold_apply, false};

@@ -86,7 +86,7 @@ const lg_pass lgp_remove_identities = {
     "remove-identities",
     "drop reshapes to the same shape, identity transposes, same-type casts, + 0, * 1",
     {NULL},
-    true, 0, identity_match, identity_apply};
+    true, 0, identity_match, identity_apply, false};
 
 /* ------------------------------------------------------------------ merge-reshapes */
 
@@ -121,7 +121,7 @@ static lg_status reshape_apply(lg_pass_ctx *c, const lg_graph *g, uint32_t i) {
 
 const lg_pass lgp_merge_reshapes = {
     "merge-reshapes", "a reshape of a reshape reads the first one's input", {NULL}, true, 0,
-    reshape_match, reshape_apply};
+    reshape_match, reshape_apply, false};
 
 /* ------------------------------------------------------------------ cancel-transposes */
 
@@ -191,4 +191,4 @@ static lg_status transpose_apply(lg_pass_ctx *c, const lg_graph *g, uint32_t i) 
 
 const lg_pass lgp_cancel_transposes = {
     "cancel-transposes", "a transpose of a transpose becomes one (or none)", {NULL}, true, 0,
-    transpose_match, transpose_apply};
+    transpose_match, transpose_apply, false};

@@ -648,4 +648,4 @@ static bool sink_match(const lg_pass_ctx *c, const lg_graph *g, uint32_t i) {
 const lg_pass lgp_sink_transposes = {
     "sink-transposes",
     "move transposes below layout-agnostic ops until they meet their inverse; never adds one",
-    {NULL}, true, 0, sink_match, sink_apply};
+    {NULL}, true, 0, sink_match, sink_apply, false};

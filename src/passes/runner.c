@@ -93,8 +93,11 @@ static void result_parity_na(lg_pass_result *r, const char *why) {
 }
 
 /* Parity of work against orig on the golden and random inputs, into r. */
+/* budget: the sum of the bounds of every pass applied so far, this one included (the parity
+   is measured against the runner's input, so earlier passes' errors are in it: errors add at
+   most, and a pass is held to its own bound on top of what came before). */
 static lg_status prove(const lg_model *orig, const lg_model *work, const lg_pass_run_options *o,
-                       const lg_pass *p, lg_pass_result *r, lg_error *err) {
+                       const lg_pass *p, double budget, lg_pass_result *r, lg_error *err) {
     lg_models_options mo;
     memset(&mo, 0, sizeof mo);
     mo.precision = LG_PREC_F32;
@@ -145,11 +148,10 @@ static lg_status prove(const lg_model *orig, const lg_model *work, const lg_pass
             if (mt->pearson < r->min_pearson) r->min_pearson = mt->pearson;
         }
     lg_models_report_free(mr);
-    double bound = p->exact ? EXACT_BOUND : p->bound;
-    if (!(r->max_rel <= bound))
+    if (!(r->max_rel <= budget))
         return lgi_fail(err, LG_ERR_INTERNAL,
-                        "pass %s broke parity: max error %.3g of the output magnitude (bound %.1g)",
-                        p->name, r->max_rel, bound);
+                        "pass %s broke parity: max error %.3g of the output magnitude (bound %.1g, "
+                        "with the passes before it)", p->name, r->max_rel, budget);
     return LG_OK;
 }
 
@@ -211,6 +213,7 @@ lg_status lg_passes_run(const lg_model *m, const lg_pass *const *passes, uint32_
     uint32_t cap = 0;
     lg_status st = LG_OK;
     if (max_rounds == 0) max_rounds = 1;
+    double budget = 0; /* the parity bound so far (see prove) */
     for (uint32_t round = 0; round < max_rounds && st == LG_OK; round++) {
         bool changed = false;
         rep->rounds = round + 1;
@@ -220,6 +223,7 @@ lg_status lg_passes_run(const lg_model *m, const lg_pass *const *passes, uint32_
             memset(&r, 0, sizeof r);
             r.pass = p->name;
             r.exact = p->exact;
+            r.reorders = p->reorders;
             r.bound = p->exact ? EXACT_BOUND : p->bound;
             r.ops_before = n_ops(w);
             uint32_t site_cap = 0;
@@ -239,7 +243,8 @@ lg_status lg_passes_run(const lg_model *m, const lg_pass *const *passes, uint32_
             if (r.delta.applied) {
                 changed = true;
                 st = validate_all(w, p, err);
-                if (st == LG_OK && o.prove) st = prove(m, w, &o, p, &r, err);
+                budget += p->exact ? EXACT_BOUND : p->bound;
+                if (st == LG_OK && o.prove) st = prove(m, w, &o, p, budget, &r, err);
             } else {
                 result_parity_na(&r, "nothing changed");
             }

@@ -515,7 +515,7 @@ LG_TEST(pass_runner_catches_a_broken_exact_pass) {
     lg_b_op_opts(&b, LG_OP_MUL, LG_IDS(x, c8), LG_IDS(z), LG_OPTS_MUL_OPTIONS, &mo);
     lg_b_op(&b, LG_OP_RELU, LG_IDS(z), LG_IDS(y)); /* inputs in [-8, 8]: RELU6 clips */
     lg_b_io(&b, LG_IDS(x), LG_IDS(y));
-    const lg_pass liar = {"liar", "wrong on purpose", {NULL}, true, 0, liar_match, liar_apply};
+    const lg_pass liar = {"liar", "wrong on purpose", {NULL}, true, 0, liar_match, liar_apply, false};
     const lg_pass *list[] = {&liar};
     lg_pass_run_options o = proving();
     lg_model *out = NULL;

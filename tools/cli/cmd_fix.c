@@ -91,6 +91,7 @@ static int print_json(const fix_args *a, const lg_fix_report *r, size_t size, co
         json_key_str(&j, "pass", p->pass);
         json_rules(&j, s->rules);
         json_key_bool(&j, "exact", p->exact);
+        json_key_bool(&j, "reorders_sums", p->reorders);
         json_key_uint(&j, "n_rewrites", p->delta.applied);
         json_key_uint(&j, "n_ops_before", p->ops_before);
         json_key_uint(&j, "n_ops_after", p->ops_after);
@@ -155,9 +156,10 @@ static int print_text(const fix_args *a, const lg_fix_report *r, size_t size, co
             printf(") ");
         }
         printf("%u rewrite%s, %u -> %u ops, %s", p->delta.applied, p->delta.applied == 1 ? "" : "s",
-               p->ops_before, p->ops_after, p->exact ? "exact" : "approximate");
+               p->ops_before, p->ops_after,
+               p->exact ? "exact" : p->reorders ? "exact up to the order of fp32 additions" : "approximate");
         if (p->parity_measured)
-            printf("; parity %.2g of output magnitude over %u inputs", p->max_rel, p->n_cases);
+            printf("; parity so far %.2g of output magnitude over %u inputs", p->max_rel, p->n_cases);
         else
             printf("; parity %s", p->parity_note);
         putchar('\n');
