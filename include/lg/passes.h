@@ -40,6 +40,7 @@ typedef struct lg_pass_run_options {
     uint64_t fold_max_bytes;  /* constant folding never makes a constant larger than this
                                  (default 16 MiB) ... */
     double fold_max_growth;   /* ... unless it is at most this times its inputs (default 4) */
+    bool io_int32;            /* int64-to-int32 may retype INT64 graph inputs/outputs to INT32 */
 } lg_pass_run_options;
 
 /* What one application of one pass did, accumulated by apply. */
