@@ -18,11 +18,12 @@
 
 static bool is_f32(const lg_tensor *t) { return t->type == LG_FLOAT32 && !t->quant; }
 
-/* The op's single input and output, both plain FLOAT32 (no quantization). */
+/* The op's single input (computed at run time: a constant one is fold-constants' case) and
+   output, both plain FLOAT32 (no quantization). */
 static bool f32_unary(const lg_pass_ctx *c, uint32_t i, int32_t code) {
     const lg_op *op = lgp_op(c, i);
     if (lgp_code(c, i) != code || op->n_inputs < 1 || op->n_outputs != 1 || op->inputs[0] < 0 ||
-        op->outputs[0] < 0)
+        op->outputs[0] < 0 || lg_tensor_is_const(c->m, c->sg, op->inputs[0]))
         return false;
     const lg_tensor *x = lgp_tensor(c, op->inputs[0]);
     return is_f32(x) && is_f32(lgp_tensor(c, op->outputs[0])) && x->rank >= 1;

@@ -78,12 +78,14 @@ static bool pack_ok(const lg_pass_ctx *c, const lg_op *op, int32_t *axis) {
     const lg_tensor *y = lgp_tensor(c, op->outputs[0]);
     *axis = norm_axis(o->axis, y->rank);
     if (*axis < 0 || *axis >= (int32_t)y->rank || y->shape[*axis] != (int32_t)op->n_inputs) return false;
+    bool runtime = false; /* all constant: fold-constants' case */
     for (uint32_t k = 0; k < op->n_inputs; k++) {
         if (!static_tensor(c, op->inputs[k])) return false;
         const lg_tensor *x = lgp_tensor(c, op->inputs[k]);
         if (x->rank + 1 != y->rank || x->type != y->type || !lg_tensor_same_quant(x, y)) return false;
+        runtime |= !lg_tensor_is_const(c->m, c->sg, op->inputs[k]);
     }
-    return true;
+    return runtime;
 }
 
 /* SPLIT(axis, x) / SPLIT_V(x, sizes, axis) with constant axis (and sizes): the pieces. */

@@ -417,7 +417,7 @@ LG_TEST(fix_pack_and_split) {
     CHECK_EQ_INT(fixt_count(o, LG_OP_CONCATENATION), 1);
     CHECK_EQ_INT(fixt_count(o, LG_OP_RESHAPE), 2 + 1 + 3);
     CHECK_EQ_INT(fixt_count(o, LG_OP_SLICE), 3 + 2);
-    float ai[6], bi[6], zi[12], wi[24], out[18];
+    float ai[6], bi[6], zi[12], wi[24], out[20];
     for (int q = 0; q < 6; q++) { ai[q] = (float)q; bi[q] = 10.0f + (float)q; }
     fixt_iota(zi, 12);
     fixt_iota(wi, 24);
