@@ -273,7 +273,12 @@ static lg_status select_apply(lg_pass_ctx *c, const lg_graph *g, uint32_t i) {
             c->delta->ops_removed++;
             return LG_OK;
         }
-        /* between two interface tensors: a RESHAPE to the same shape copies it */
+        /* between two interface tensors: a RESHAPE to the same shape copies it, unless the
+           chosen input is a constant (a RESHAPE of it would have only constant inputs) */
+        if (lg_tensor_is_const(c->m, c->sg, p.chosen)) {
+            lgp_skip(c, "op %u (%s): a graph output that is a constant input", i, lg_op_name(c->m, lgp_op(c, i)));
+            return LG_OK;
+        }
     }
     LG_TRY(fx_broadcast(c, p.chosen, out));
     return fx_done(c, i);

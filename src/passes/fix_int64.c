@@ -24,7 +24,10 @@
  * int64 did not. A region that reaches a graph input or output is refused unless
  * lg_pass_run_options.io_int32 is set (`fix --io-int32`, a declared change of the model's
  * I/O contract); then those tensors become INT32 too. A CAST left from INT32 to INT32 is
- * removed (its consumers read its input). */
+ * removed (its consumers read its input).
+ *
+ * Rule const-axes, the INT64 half of it: a reduction's, CUMSUM's or REVERSE_V2's constant
+ * INT64 axes ("supports int32 tensor for axes") are read as an INT32 copy when they fit. */
 #include <stdlib.h>
 
 #include "passes/fix_emit.h"
@@ -264,12 +267,52 @@ static lg_status drop_identity_casts(lg_pass_ctx *c, const region *r) {
     return LG_OK;
 }
 
+/* The ops whose axes input (slot 1) must be a constant INT32 (check_util.c
+   lgc_need_const_i32: "supports int32 tensor for axes", rule const-axes). */
+static bool axes_op(int32_t code) {
+    switch (code) {
+    case LG_OP_MEAN: case LG_OP_SUM: case LG_OP_REDUCE_MAX: case LG_OP_REDUCE_MIN: case LG_OP_REDUCE_PROD:
+    case LG_OP_REDUCE_ANY: case LG_OP_REDUCE_ALL: case LG_OP_CUMSUM: case LG_OP_REVERSE_V2:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Op i reads constant INT64 axes whose values fit in int32. */
+static bool const_i64_axes(const lg_pass_ctx *c, uint32_t i) {
+    const lg_op *op = lgp_op(c, i);
+    if (!axes_op(lgp_code(c, i)) || op->n_inputs < 2 || op->inputs[1] < 0) return false;
+    int32_t t = op->inputs[1];
+    return lgp_tensor(c, t)->type == LG_INT64 && lg_tensor_is_const(c->m, c->sg, t) && fits_i32(c, t);
+}
+
+/* The axes read as an INT32 copy (the same values). */
+static lg_status narrow_axes(lg_pass_ctx *c, uint32_t i) {
+    int32_t t = lgp_op(c, i)->inputs[1], v[LG_MAX_RANK], nt = -1;
+    int64_t a[LG_MAX_RANK];
+    uint32_t n = 0;
+    if (!lgp_const_ints(c, t, a, LG_MAX_RANK, &n)) {
+        lgp_skip(c, "op %u: more than %d axes", i, LG_MAX_RANK);
+        return LG_OK;
+    }
+    for (uint32_t k = 0; k < n; k++) v[k] = (int32_t)a[k];
+    const lg_tensor *x = lgp_tensor(c, t);
+    int32_t shape[LG_MAX_RANK];
+    memcpy(shape, x->shape, x->rank * sizeof shape[0]);
+    LG_TRY(fx_const(c, t, "int32", LG_INT32, shape, x->rank, v, 4ull * n, &nt));
+    LG_TRY(lg_op_set_input(c->m, c->sg, i, 1, nt, c->err));
+    c->delta->applied++;
+    return LG_OK;
+}
+
 static bool i64_match(const lg_pass_ctx *c, const lg_graph *g, uint32_t i) {
     (void)g;
-    return has_rt64(c, i);
+    return has_rt64(c, i) || const_i64_axes(c, i);
 }
 
 static lg_status i64_apply(lg_pass_ctx *c, const lg_graph *g, uint32_t i) {
+    if (const_i64_axes(c, i)) return narrow_axes(c, i); /* the runner rescans for the rest */
     if (!has_rt64(c, i)) return LG_OK;
     region r;
     LG_TRY(grow(c, g, i, &r));
@@ -290,4 +333,4 @@ static lg_status i64_apply(lg_pass_ctx *c, const lg_graph *g, uint32_t i) {
 
 const lg_pass lgp_int64_to_int32 = {
     "int64-to-int32", "INT64 runtime tensors -> INT32 where every op computes the same values",
-    {"int64-tensor", "tensor-dtype", NULL}, true, 0, i64_match, i64_apply};
+    {"int64-tensor", "tensor-dtype", "const-axes", NULL}, true, 0, i64_match, i64_apply};

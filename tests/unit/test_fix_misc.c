@@ -637,3 +637,44 @@ LG_TEST(fix_passes_leave_corpus_unchanged) {
         lg_model_free(m);
     }
 }
+
+/* MEAN(x[2,3,4], axes INT64 {1, -1}): const-axes ("supports int32 tensor for axes"); the axes
+   read as an INT32 copy. SUM with INT32 axes beside it is the near-miss. */
+LG_TEST(fix_int64_const_axes) {
+    lg_builder b;
+    lg_model *m = fixt_new(&b);
+    int x = lg_b_tensor(&b, "x", LG_FLOAT32, LG_DIMS(2, 3, 4));
+    const int64_t ax[2] = {1, -1};
+    int a64 = lg_b_const(&b, "axes", LG_INT64, LG_DIMS(2), ax, sizeof ax);
+    int a32 = lg_b_const_i32(&b, "axes32", LG_DIMS(1), (const int32_t[]){0});
+    int y = lg_b_tensor(&b, "y", LG_FLOAT32, LG_DIMS(2)), z = lg_b_tensor(&b, "z", LG_FLOAT32, LG_DIMS(3, 4));
+    lg_reducer_options ro;
+    lg_opts_init(LG_OPTS_REDUCER_OPTIONS, &ro, sizeof ro);
+    lg_b_op_opts(&b, LG_OP_MEAN, LG_IDS(x, a64), LG_IDS(y), LG_OPTS_REDUCER_OPTIONS, &ro);
+    lg_b_op_opts(&b, LG_OP_SUM, LG_IDS(x, a32), LG_IDS(z), LG_OPTS_REDUCER_OPTIONS, &ro);
+    lg_b_io(&b, LG_IDS(x), LG_IDS(y, z));
+    CHECK_EQ_INT(b.status, LG_OK);
+    CHECK_EQ_INT(fixt_findings(m, LG_TARGET_MLDRIFT, "const-axes"), 1);
+    CHECK_EQ_INT(fixt_findings(m, LG_TARGET_CLASSIC, "const-axes"), 1);
+    lg_pass_report *rep = NULL;
+    lg_model *o = fixt_run(m, "int64-to-int32", &rep);
+    if (!o) { lg_model_free(m); return; }
+    CHECK(fixt_proved(rep, "int64-to-int32"));
+    const lg_pass_result *r = fixt_result(rep, "int64-to-int32");
+    CHECK(r && r->delta.applied == 1 && r->max_abs == 0);
+    CHECK_EQ_INT(fixt_findings(o, LG_TARGET_MLDRIFT, "const-axes"), 0);
+    CHECK_EQ_INT(fixt_findings(o, LG_TARGET_CLASSIC, "const-axes"), 0);
+    CHECK_EQ_INT(fixt_blockers(o, LG_TARGET_MLDRIFT), 0);
+    const lg_subgraph *sg = &o->subgraphs[0];
+    const lg_tensor *t = &sg->tensors[sg->ops[0].inputs[1]];
+    CHECK(t->type == LG_INT32 && t->rank == 1 && t->shape[0] == 2);
+    if (t->type == LG_INT32 && o->buffers[t->buffer].size == 8) {
+        int32_t v[2];
+        memcpy(v, o->buffers[t->buffer].data, 8);
+        CHECK(v[0] == 1 && v[1] == -1);
+    }
+    CHECK(sg->tensors[sg->ops[1].inputs[1]].type == LG_INT32);
+    lg_pass_report_free(rep);
+    lg_model_free(o);
+    lg_model_free(m);
+}
