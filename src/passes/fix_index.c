@@ -293,10 +293,12 @@ const lg_pass lgp_select_const_condition = {
 /* ================================================================== elu-select-free
  *
  * Rules: field-banned-op (the seed's Mimi SEANet: 13 SELECT-based ELUs kept it off the
- * Pixel 8a's GPU), compare-consumer and op-params where the comparison or the select breaks
- * the classic delegate's forms. Two SELECT-based ELUs are recognised, the comparison against
- * a constant 0 in either direction (x > 0, x >= 0, 0 < x, ... or the mirrored x < 0 picking
- * the negative branch first; at x = 0 both branches are 0, so > and >= agree):
+ * Pixel 8a's GPU: the comparison and the SELECT) and op-params (the classic delegate takes
+ * 2-D select values only when constant). compare-consumer does not fire on these forms (the
+ * comparison feeds one SELECT), so it is not claimed. Two SELECT-based ELUs are recognised,
+ * the comparison against a constant 0 in either direction (x > 0, x >= 0, 0 < x, ... or the
+ * mirrored x < 0 picking the negative branch first; at x = 0 both branches are 0, so > and
+ * >= agree):
  *
  *  EXP  SELECT(x > 0, x, alpha * (EXP(x) - 1))   (litert-torch's nn.ELU; alpha may be absent)
  *       -> RELU(x) - alpha * RELU(1 - EXP(MINIMUM(x, 0)))
@@ -451,5 +453,5 @@ static lg_status elu_apply(lg_pass_ctx *c, const lg_graph *g, uint32_t i) {
 const lg_pass lgp_elu_select_free = {
     "elu-select-free",
     "SELECT-based ELU -> relu(x) - alpha*relu(1 - exp(min(x,0))) (no SELECT, no comparison)",
-    {"field-banned-op", "compare-consumer", "op-params", NULL},
+    {"field-banned-op", "op-params", NULL},
     true, 0, elu_match, elu_apply};
