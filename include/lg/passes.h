@@ -40,6 +40,7 @@ typedef struct lg_pass_run_options {
     uint64_t fold_max_bytes;  /* constant folding never makes a constant larger than this
                                  (default 16 MiB) ... */
     double fold_max_growth;   /* ... unless it is at most this times its inputs (default 4) */
+    bool io_int32;            /* int64-to-int32 may retype INT64 graph inputs/outputs to INT32 */
 } lg_pass_run_options;
 
 /* What one application of one pass did, accumulated by apply. */
@@ -67,9 +68,10 @@ typedef struct lg_pass {
     double bound;                /* approximate passes: bound on max_rel (of output magnitude) */
     bool (*match)(const lg_pass_ctx *c, const lg_graph *g, uint32_t op);
     lg_status (*apply)(lg_pass_ctx *c, const lg_graph *g, uint32_t op);
-    /* not exact only because fp32 additions happen in another order (a sum split into
-       partial sums, a convolution's taps in another order): exact in real arithmetic, and
-       `fix` runs it by default (approximate passes need --allow-approx); bound still holds */
+    /* not exact only because fp32 rounds in another order (a sum split into partial sums, a
+       convolution's taps reordered, (x.w).g computed as x.(w.g)): exact in real arithmetic,
+       so `fix` runs it by default (approximate passes, which change the math, need
+       --allow-approx); its bound still holds */
     bool reorders;
 } lg_pass;
 

@@ -113,9 +113,18 @@ static lg_status one_op_model(lg_pass_ctx *c, uint32_t i, lg_model **out, lg_err
         if (t < 0) { ins[k] = -1; continue; }
         const lg_tensor *x = lgp_tensor(c, t);
         const lg_buffer *buf = &m->buffers[x->buffer];
-        ins[k] = lg_b_const(&b, x->name, (lg_dtype)x->type, (lg_dims){x->shape, x->rank},
-                            buf->data, buf->size);
-        if (ins[k] >= 0) {
+        if (x->sparsity) {
+            /* a sparse constant stores fewer bytes than its dense shape: its own buffer */
+            uint32_t bi = 0;
+            ins[k] = lg_b_tensor(&b, x->name, (lg_dtype)x->type, (lg_dims){x->shape, x->rank});
+            if (ins[k] >= 0 && lg_model_add_buffer(mm, buf->data, buf->size, &bi, &b.err) != LG_OK)
+                b.status = b.err.status ? b.err.status : LG_ERR_NOMEM;
+            if (b.status == LG_OK) mm->subgraphs[0].tensors[ins[k]].buffer = bi;
+        } else {
+            ins[k] = lg_b_const(&b, x->name, (lg_dtype)x->type, (lg_dims){x->shape, x->rank},
+                                buf->data, buf->size);
+        }
+        if (ins[k] >= 0 && b.status == LG_OK) {
             lg_tensor *y = &mm->subgraphs[0].tensors[ins[k]];
             y->quant = x->quant;
             y->sparsity = x->sparsity;
@@ -189,6 +198,10 @@ static lg_status fold_apply(lg_pass_ctx *c, const lg_graph *g, uint32_t i) {
                  lg_op_name(c->m, lgp_op(c, i)));
         return LG_OK;
     }
+    return lgp_fold_op(c, i);
+}
+
+lg_status lgp_fold_op(lg_pass_ctx *c, uint32_t i) {
     lg_model *mm = NULL;
     lg_error e2;
     lg_interp *it = NULL;

@@ -16,6 +16,7 @@ extern const lg_pass lgp_cancel_transposes;
 extern const lg_pass lgp_remove_dead;
 extern const lg_pass lgp_sink_transposes;
 extern const lg_pass lgp_unfuse_activation, lgp_transpose_conv_zerostuff, lgp_transpose_conv_zerostuff_overlap, lgp_padv2_maxpool_zero, lgp_split_multi_axis_reduce, lgp_pow_to_mul, lgp_pow_exp_log, lgp_strided_subsample_pool, lgp_resize_align_corners, lgp_mirror_pad_edges;
+extern const lg_pass lgp_gather_const_to_slices, lgp_squeeze_to_reshape, lgp_pack_unpack_split, lgp_broadcast_to_tile, lgp_select_const_condition, lgp_elu_select_free, lgp_softmax_beta, lgp_log_softmax, lgp_relu_0_to_1, lgp_int64_to_int32, lgp_densify_const, lgp_layerscale_into_fc, lgp_fc_output_reshape;
 
 /* The op's builtin code (-1 if its opcode is bad). */
 static inline int32_t lgp_code(const lg_pass_ctx *c, uint32_t op) {
@@ -48,6 +49,10 @@ LG_INTERNAL lg_status lgp_bypass(lg_pass_ctx *c, const lg_graph *g, uint32_t op,
    may occur), or every value > 0 in real arithmetic (fp32 may round a tiny one to 0). */
 LG_INTERNAL bool lgp_nonneg(const lg_pass_ctx *c, const lg_graph *g, int32_t t);
 LG_INTERNAL bool lgp_positive(const lg_pass_ctx *c, const lg_graph *g, int32_t t);
+/* Fold op i now, whatever fold-constants' policy says (its inputs must be constant): run it
+   alone through the interpreter, its outputs become constants of their own types, the op is
+   removed (a failure to run is a skip with a note). densify-const uses it for DENSIFY. */
+LG_INTERNAL lg_status lgp_fold_op(lg_pass_ctx *c, uint32_t i);
 
 /* Record a skip with a note. */
 LG_INTERNAL void lgp_skip(lg_pass_ctx *c, const char *fmt, ...) LGI_PRINTF(2, 3);

@@ -559,7 +559,7 @@ LG_TEST(pass_optimize_is_deterministic_and_leaves_input_alone) {
 }
 
 LG_TEST(pass_registry) {
-    CHECK(lg_pass_count() >= 6); /* the optimize passes, then the fix passes */
+    CHECK(lg_pass_count() >= 6); /* the optimize passes, then the fix passes (test_fix_*.c) */
     for (uint32_t i = 0; i < lg_pass_count(); i++) {
         const lg_pass *p = lg_pass_at(i);
         CHECK(p && p->name && p->summary && p->match && p->apply);
