@@ -158,3 +158,33 @@ LG_TEST(fix_every_blocker_rule_says_why) {
     }
     CHECK(lg_fix_why("no-such-rule") == NULL);
 }
+
+/* op-version-computed: RELU stored at version 3 (max 2 on both delegates), its features
+   (FLOAT32 input) need version 1: the opcode says 1 afterwards, nothing else changes;
+   the near-miss (stored 1) is untouched (fix does not run: no blocker). */
+static lg_model *relu_v(int32_t version) {
+    lg_builder b;
+    lg_model *m = new_model(&b);
+    int x = lg_b_tensor(&b, "x", LG_FLOAT32, LG_DIMS(1, 4));
+    int y = lg_b_tensor(&b, "y", LG_FLOAT32, LG_DIMS(1, 4));
+    lg_b_op_v(&b, LG_OP_RELU, version, LG_IDS(x), LG_IDS(y), LG_OPTS_NONE, NULL);
+    lg_b_io(&b, LG_IDS(x), LG_IDS(y));
+    CHECK_EQ_INT(b.status, LG_OK);
+    return m;
+}
+
+LG_TEST(fix_op_version_stored_above_computed) {
+    for (int32_t v = 3; v >= 1; v -= 2) {
+        lg_model *m = relu_v(v);
+        lg_fix_report *rep = NULL;
+        lg_model *o = fix(m, LG_GPU_ANY, &rep);
+        if (!o) { lg_model_free(m); return; }
+        CHECK(rep->ready_after);
+        CHECK_EQ_INT(o->opcodes[o->subgraphs[0].ops[0].opcode_index].version, 1);
+        CHECK_EQ_INT(rep->n_steps, v == 3 ? 1 : 0);
+        if (v == 3 && rep->n_steps) CHECK(strcmp(rep->steps[0].result.pass, "op-version-computed") == 0);
+        lg_fix_report_free(rep);
+        lg_model_free(o);
+        lg_model_free(m);
+    }
+}
