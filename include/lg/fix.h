@@ -38,6 +38,11 @@ typedef struct lg_fix_options {
     uint32_t n_random;         /* random parity inputs after the golden one (default 2) */
     uint64_t seed;
     int threads;
+    bool warnings;             /* also run the passes that remove warnings (field rules) */
+    bool io_int32;             /* INT64 graph inputs/outputs may become INT32 (a declared change
+                                  of the model's contract) */
+    const char *const *passes; /* more passes to run once, by name (e.g. "pow-to-mul") */
+    uint32_t n_passes;
 } lg_fix_options;
 
 /* One rewrite: a pass applied at one op. */

@@ -22,16 +22,25 @@ static lg_status run_check(const lg_model *m, const lg_fix_options *o, lg_check_
     return lg_check_model(m, &co, r, err);
 }
 
-static bool has_blocker(const lg_check_report *r, const char *rule) {
+/* A finding of the rule that fix should act on: a blocker, or a warning with o->warnings. */
+static bool has_finding(const lg_check_report *r, const char *rule, const lg_fix_options *o) {
     for (uint32_t i = 0; i < r->n_findings; i++)
-        if (r->findings[i].rule->severity == LG_SEV_BLOCKER && strcmp(r->findings[i].rule->id, rule) == 0)
+        if ((r->findings[i].rule->severity == LG_SEV_BLOCKER || o->warnings) &&
+            strcmp(r->findings[i].rule->id, rule) == 0)
             return true;
     return false;
 }
 
 /* The passes that remove a blocker of r (registry order), and for each the rules it is run
    for. Cleanup passes (fold-constants, remove-dead) follow. */
-static uint32_t select_passes(const lg_check_report *r, const lg_fix_options *o,
+/* A pass the caller asked for by name runs in the first round. */
+static bool in_list_name(const lg_fix_options *o, const char *name, bool first_round) {
+    for (uint32_t i = 0; first_round && i < o->n_passes; i++)
+        if (o->passes[i] && strcmp(o->passes[i], name) == 0) return true;
+    return false;
+}
+
+static uint32_t select_passes(const lg_check_report *r, const lg_fix_options *o, bool first_round,
                               const lg_pass **out, const char *(*rules)[4]) {
     uint32_t n = 0;
     for (uint32_t i = 0; i < lg_pass_count() && n < MAX_FIX_PASSES - 2; i++) {
@@ -39,8 +48,8 @@ static uint32_t select_passes(const lg_check_report *r, const lg_fix_options *o,
         if (!p->exact && !p->reorders && !o->allow_approx) continue;
         uint32_t k = 0;
         for (uint32_t j = 0; j < 4 && p->removes[j]; j++)
-            if (has_blocker(r, p->removes[j]) && k < 3) rules[n][k++] = p->removes[j];
-        if (!k) continue;
+            if (has_finding(r, p->removes[j], o) && k < 3) rules[n][k++] = p->removes[j];
+        if (!k && !in_list_name(o, p->name, first_round)) continue;
         rules[n][k] = NULL;
         out[n++] = p;
     }
@@ -182,13 +191,15 @@ static lg_status fix_loop(const lg_model *m, const lg_fix_options *o, lg_model *
     po.seed = o->seed;
     po.golden = o->golden;
     po.threads = o->threads;
+    po.io_int32 = o->io_int32;
     uint32_t cap_steps = 0, cap_rw = 0;
     for (uint32_t round = 1; round <= LG_FIX_MAX_ROUNDS; round++) {
         lg_check_report *cr = NULL;
         LG_TRY(run_check(*cur ? *cur : m, o, &cr, err));
         const lg_pass *sel[MAX_FIX_PASSES];
         const char *rules[MAX_FIX_PASSES][4];
-        uint32_t n = cr->ready ? 0 : select_passes(cr, o, sel, rules);
+        bool act = !cr->ready || (o->warnings && cr->n_warnings) || (round == 1 && o->n_passes);
+        uint32_t n = act ? select_passes(cr, o, round == 1, sel, rules) : 0;
         lg_check_report_free(cr);
         if (!n) break;
         uint32_t n_run = n;
@@ -226,6 +237,10 @@ lg_status lg_fix(const lg_model *m, const lg_fix_options *opt, lg_model **out,
     lg_fix_options o;
     memset(&o, 0, sizeof o);
     if (opt) o = *opt;
+    for (uint32_t i = 0; i < o.n_passes; i++)
+        if (!o.passes || !o.passes[i] || !lg_pass_find(o.passes[i]))
+            return lgi_fail(err, LG_ERR_INVALID_ARG, "no pass is named \"%s\" (litegpu help fix lists them)",
+                            o.passes && o.passes[i] ? o.passes[i] : "");
     lg_fix_report *rep = calloc(1, sizeof *rep);
     if (!rep) return lgi_fail(err, LG_ERR_NOMEM, "out of memory for the fix report");
     rep->target = o.target;

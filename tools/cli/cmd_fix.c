@@ -17,7 +17,9 @@
 
 typedef struct fix_args {
     const char *model, *out, *target, *gpu, *outputs;
-    bool split;
+    bool split, warnings, io_int32;
+    const char *passes[32];
+    int n_passes;
     const char *inputs[64];
     int n_inputs;
     bool json, force, allow_approx, no_prove;
@@ -288,6 +290,9 @@ int cmd_fix(const cli_verb *v, int argc, char **argv) {
         {"--input", "-i", NULL, NULL, a.inputs, &a.n_inputs, 64},
         {"--allow-approx", NULL, &a.allow_approx, NULL, NULL, NULL, 0},
         {"--split", NULL, &a.split, NULL, NULL, NULL, 0},
+        {"--warnings", NULL, &a.warnings, NULL, NULL, NULL, 0},
+        {"--io-int32", NULL, &a.io_int32, NULL, NULL, NULL, 0},
+        {"--pass", NULL, NULL, NULL, a.passes, &a.n_passes, 32},
         {"--outputs", NULL, NULL, &a.outputs, NULL, NULL, 0},
         {"--no-prove", NULL, &a.no_prove, NULL, NULL, NULL, 0},
         {"--force", NULL, &a.force, NULL, NULL, NULL, 0},
@@ -316,6 +321,10 @@ int cmd_fix(const cli_verb *v, int argc, char **argv) {
         o.gpu = (lg_gpu)g;
     }
     o.allow_approx = a.allow_approx;
+    o.warnings = a.warnings;
+    o.io_int32 = a.io_int32;
+    o.passes = a.passes;
+    o.n_passes = (uint32_t)a.n_passes;
     o.no_prove = a.no_prove;
     o.n_random = 2;
     o.seed = 1;

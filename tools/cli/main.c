@@ -50,7 +50,8 @@ static const cli_verb verbs[] = {
     {"fix", cmd_fix,
      "Rewrite what check reports into what the GPU takes, proving every rewrite.",
      "litegpu fix MODEL -o OUT.tflite [--target mldrift|classic] [--gpu any|mali|adreno|webgpu] "
-     "[--input NAME=FILE.npy]... [--allow-approx] [--split] [--outputs T1,T2,...] [--no-prove] [--force] [--json]",
+     "[--input NAME=FILE.npy]... [--allow-approx] [--warnings] [--io-int32] [--pass NAME]... [--split] "
+     "[--outputs T1,T2,...] [--no-prove] [--force] [--json]",
      "Loops: check -> run every pass that removes a blocker found -> re-validate (every shape\n"
      "re-inferred) and prove fp32 parity against the model before the pass -> check again, until\n"
      "the model is ready or no pass changes anything. Prints each pass that rewrote something\n"
@@ -66,6 +67,9 @@ static const cli_verb verbs[] = {
      "  --gpu G             the GPU family whose rules apply: any (default), mali, adreno, webgpu\n"
      "  -i, --input NAME=FILE.npy  the golden parity input (float inputs; others: the pattern fill)\n"
      "  --allow-approx      also run approximate rewrites (each declares its error bound)\n"
+     "  --warnings          also remove warnings (the field rules: PACK/SPLIT, align_corners...)\n"
+     "  --io-int32          INT64 graph inputs/outputs may become INT32 (changes the contract)\n"
+     "  --pass NAME         also run this pass once (e.g. pow-to-mul; repeatable)\n"
      "  --split             when blockers remain: write the model as parts that each run wholly\n"
      "                      on the GPU or the CPU: OUT.tflite (the first GPU part), OUT.cpu.tflite\n"
      "                      (or .cpuK/.gpuK for more), and OUT.split.json naming the parts in run\n"
