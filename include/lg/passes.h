@@ -24,6 +24,7 @@
 #ifndef LG_PASSES_H
 #define LG_PASSES_H
 
+#include "lg/compare.h"
 #include "lg/graph.h"
 #include "lg/lg.h"
 
@@ -40,6 +41,8 @@ typedef struct lg_pass_run_options {
     uint64_t fold_max_bytes;  /* constant folding never makes a constant larger than this
                                  (default 16 MiB) ... */
     double fold_max_growth;   /* ... unless it is at most this times its inputs (default 4) */
+    const struct lgp_fp16_sel *fp16_sel; /* harden-fp16: the matches to rewrite and how (made by
+                                 lg_harden_fp16); NULL = every norm/reduce match, no conv rescale */
 } lg_pass_run_options;
 
 /* What one application of one pass did, accumulated by apply. */
@@ -108,6 +111,133 @@ lg_status lg_optimize(const lg_model *m, const lg_pass_run_options *opt, lg_mode
                       lg_pass_report **rep, lg_error *err);
 
 void lg_pass_report_free(lg_pass_report *r);
+
+/* ---------------------------------------------------------------- fp16 hardening
+
+   `fix --harden-fp16 auto|always|off` (issue #11). Every normalization and reduction pattern
+   is matched on subgraph 0 (src/passes/fix_fp16_match.c):
+     layer-norm     mean over the last axis, x - mean, its square (MUL/SQUARE/POW 2 or
+                    SQUARED_DIFFERENCE, or E[x^2] - E[x]^2), mean, + eps, RSQRT (or SQRT and DIV)
+     instance-norm  the same over other axes or several (InstanceNorm, GroupNorm over H,W)
+     rms-norm       x * rsqrt(mean(x^2) + eps), x / sqrt(...), x * (1 / sqrt(...))
+     l2-norm        L2_NORMALIZATION, x * rsqrt(max(sum(x^2), eps)), x / max(sqrt(sum(x^2)), eps)
+     global-reduce  a MEAN over several axes or a SUM of >= 1024 elements that is not part of a
+                    norm (squeeze-excite pools: LiteRT#9249's all-NaN SUM)
+   The gate runs litegpu's emulated GPU fp16 (lg/run.h) against fp32 on each match alone, fed
+   with the fp32 values its inputs take in the whole model on the given input(s), and judges
+   the match's output(s) with lg_judge (lg/compare.h): a hazard is a new inf/NaN or a score
+   above the tolerance. Rewrites (src/passes/fix_fp16_rewrite.c), all exact in real arithmetic
+   and proved in fp32 by the pass runner (<= 1e-6 of each output's magnitude):
+     safe-norm       SafeLayerNorm v2 (the seed's Parakeet form): per row S = max(1, max|x| / 8)
+                     at run time, xs = x * (1/S), mu = mean(xs), d = xs - mu,
+                     var = mean(d * d), y = d * rsqrt(var + eps / S^2). Exact:
+                     (S xs - S mu) / sqrt(S^2 var + eps) = (xs - mu) / sqrt(var + eps / S^2).
+                     No intermediate rebuilds the large variance (every value is O(1)..O(max|x|)).
+                     RMS/L2 norms the same without the centring (scale before squaring, the seed's
+                     SafeRMSNorm). Several axes: chains of single-axis reductions (two-stage means).
+     two-stage       a multi-axis MEAN as single-axis MEANs (innermost first); a SUM as those means
+                     times n (times the constant that scales the SUM, when one does: the mean of
+                     an export that wrote SUM / n).
+     conv-rescale    a CONV_2D / DEPTHWISE_CONV_2D / FULLY_CONNECTED (no activation or RELU) whose
+                     output only feeds the norm: weights and bias times 2^-k (k from the measured
+                     output magnitude, so it lands near |10|; the seed's TransformerNet fix), and
+                     the norm's eps times 2^-2k (2^-k for a clamp on the root) so that the norm's
+                     output is unchanged bit for bit: N_eps(x) = N_{eps/a^2}(x/a) with a = 2^k
+                     exactly, and a power of two scales without rounding. FLOAT16 weights get the
+                     largest k <= the wanted one that keeps every weight exact in half.
+   auto rewrites a match only when it is hazardous and the rewritten pattern's emulated error is
+   lower (the conv rescale first; the safe norm on top only if the rescaled pattern still
+   diverges); always rewrites every match; off measures nothing and changes nothing. */
+
+typedef enum lg_harden_mode { LG_HARDEN_OFF = 0, LG_HARDEN_AUTO = 1, LG_HARDEN_ALWAYS = 2 } lg_harden_mode;
+const char *lg_harden_mode_name(lg_harden_mode m); /* "off", "auto", "always" */
+int lg_harden_mode_from_name(const char *s);       /* -1 if unknown */
+
+typedef enum lg_fp16_pattern {
+    LG_FP16_LAYER_NORM = 0,
+    LG_FP16_INSTANCE_NORM,   /* a centred norm over other or several axes */
+    LG_FP16_RMS_NORM,
+    LG_FP16_L2_NORM,
+    LG_FP16_GLOBAL_REDUCE,
+    LG_FP16_PATTERN_COUNT
+} lg_fp16_pattern;
+const char *lg_fp16_pattern_name(lg_fp16_pattern k); /* "layer-norm", ... */
+
+/* What a rewrite does (bits). */
+enum {
+    LG_FP16_FIX_SAFE_NORM = 1u << 0,    /* SafeLayerNorm v2 / SafeRMSNorm / safe L2 */
+    LG_FP16_FIX_TWO_STAGE = 1u << 1,    /* a multi-axis MEAN/SUM as single-axis MEANs */
+    LG_FP16_FIX_CONV_RESCALE = 1u << 2  /* the producing conv's weights and bias times 2^-k */
+};
+
+/* The emulated error of a pattern's output(s) against fp32 (the worst output). */
+typedef struct lg_fp16_error {
+    bool measured;
+    bool overflow;           /* inf/NaN in the emulated output where fp32 is finite */
+    bool diverges;           /* the judge fails it (overflow, or score above the tolerance) */
+    double score;            /* lg_verdict.score: rms error / the output's std (INFINITY: inf/NaN) */
+    double severity;         /* score / tolerance */
+    double max_abs;          /* over the values finite on both sides (INFINITY with inf/NaN) */
+    double pearson;          /* NaN when undefined */
+} lg_fp16_error;
+
+#define LG_HARDEN_MAX_OPS 48
+
+typedef struct lg_harden_item {
+    lg_fp16_pattern kind;
+    uint32_t ops[LG_HARDEN_MAX_OPS]; uint32_t n_ops; /* the pattern's ops (input model indices) */
+    int32_t anchor_op;       /* the op the match is anchored at (RSQRT, SQRT, L2_NORMALIZATION, MEAN, SUM) */
+    int32_t input;           /* the tensor normalized/reduced (input model) */
+    int32_t output;          /* the pattern's result: the normalized tensor, or the reduction */
+    char output_name[64];
+    uint32_t axes;           /* bit d: dimension d of the input is reduced */
+    int64_t extent;          /* elements reduced into each value */
+    double input_max_abs;    /* fp32 max |input| over the cases (NaN when not measured) */
+    int32_t conv_op;         /* the conv that may be rescaled (-1: none) */
+    int32_t conv_shift;      /* k: weights and bias times 2^-k (0: not rescaled) */
+    lg_fp16_error before;    /* the pattern as it is */
+    lg_fp16_error after;     /* the pattern rewritten as `fix` says (measured whether applied or not) */
+    bool hazard;             /* before diverges */
+    bool rewritten;
+    unsigned fix;            /* LG_FP16_FIX_* of the rewrite measured in `after` (and applied if rewritten) */
+    char why[200];           /* why it was (not) rewritten */
+} lg_harden_item;
+
+typedef struct lg_harden_report {
+    lg_harden_mode mode;
+    lg_precision precision;  /* the emulated precision (f16 by default) */
+    uint32_t n_cases;        /* input sets measured */
+    lg_harden_item *items; uint32_t n_items;
+    uint32_t n_hazards, n_rewritten;
+    lg_fp16_error model_before, model_after; /* the worst graph output of the whole model (first case) */
+    uint32_t ops_before, ops_after;
+    bool parity_measured;    /* the runner's fp32 proof of the rewritten model (golden = the first case) */
+    uint32_t parity_cases;
+    double parity_max_abs, parity_max_rel;
+} lg_harden_report;
+
+typedef struct lg_harden_options {
+    lg_precision precision;  /* LG_PREC_F16 (default when LG_PREC_F32 is given) or LG_PREC_F32_F16 */
+    double tol, floor;       /* the judge (0: LG_JUDGE_TOL, LG_JUDGE_FLOOR) */
+    /* more input sets (e.g. `--calib DIR`): cases[k][i] is input i of set k; a match is
+       hazardous when it is on any set, its error is the worst over the sets */
+    const float *const *const *cases; uint32_t n_cases;
+    uint32_t n_random;       /* random inputs of the parity proof after the golden one (default 2) */
+    uint64_t seed;
+    int threads;
+} lg_harden_options;
+
+/* Harden m for fp16 (a copy; m is not changed). inputs[i] is float32 data of input i (NULL: the
+   "random:1" fill, uniform in [-1, 1), as `compare` uses). On success *out is the rewritten
+   model (m unchanged in structure when nothing was rewritten) and *rep the report (free with
+   lg_harden_report_free). Errors: a model the interpreter cannot run (LG_ERR_UNSUPPORTED), a
+   rewrite that breaks fp32 parity (LG_ERR_INTERNAL: a bug). */
+lg_status lg_harden_fp16(const lg_model *m, lg_harden_mode mode, const float *const *inputs,
+                         lg_model **out, lg_harden_report **rep, lg_error *err);
+lg_status lg_harden_fp16_opt(const lg_model *m, lg_harden_mode mode, const float *const *inputs,
+                             const lg_harden_options *opt, lg_model **out, lg_harden_report **rep,
+                             lg_error *err);
+void lg_harden_report_free(lg_harden_report *r);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,514 @@
+/* fp16 hardening (src/passes/fix_fp16*.c): for each pattern a builder-made model that overflows
+   or diverges in litegpu's emulated GPU fp16 (the instrument: lg_compare_precision, checked
+   against the real ML Drift by bench/fp16_vs_webgpu.sh) and is within tolerance after the
+   rewrite, with fp32 parity proved by the pass runner; the same pattern at |x| ~ 1 (a near
+   miss) left unchanged in auto mode and rewritten in always mode. Values that can be derived
+   by hand are. */
+#include <stdlib.h>
+
+#include "lg/check.h"
+#include "lg/compare.h"
+#include "lg/graph.h"
+#include "lg/lg.h"
+#include "lg/passes.h"
+#include "lg/run.h"
+#include "tf.h"
+
+static lg_model *new_model(lg_builder *b) {
+    lg_model *m = NULL;
+    lg_error err;
+    if (lg_model_new(NULL, NULL, &m, &err) != LG_OK) return NULL;
+    lg_builder_init(b, m, 0);
+    return m;
+}
+
+static void opts_of(int32_t code, lg_opts_kind *kind, void *buf, size_t *size) {
+    *kind = LG_OPTS_NONE;
+    *size = 0;
+    switch (code) {
+    case LG_OP_ADD: *kind = LG_OPTS_ADD_OPTIONS; *size = sizeof(lg_add_options); break;
+    case LG_OP_SUB: *kind = LG_OPTS_SUB_OPTIONS; *size = sizeof(lg_sub_options); break;
+    case LG_OP_MUL: *kind = LG_OPTS_MUL_OPTIONS; *size = sizeof(lg_mul_options); break;
+    case LG_OP_DIV: *kind = LG_OPTS_DIV_OPTIONS; *size = sizeof(lg_div_options); break;
+    case LG_OP_MAXIMUM: *kind = LG_OPTS_MAXIMUM_MINIMUM_OPTIONS; *size = sizeof(lg_maximum_minimum_options); break;
+    case LG_OP_SQUARED_DIFFERENCE: *kind = LG_OPTS_SQUARED_DIFFERENCE_OPTIONS; *size = sizeof(lg_squared_difference_options); break;
+    case LG_OP_POW: *kind = LG_OPTS_POW_OPTIONS; *size = sizeof(lg_pow_options); break;
+    default: break;
+    }
+    if (*kind != LG_OPTS_NONE) lg_opts_init(*kind, buf, *size);
+}
+
+/* A binary/unary op writing a new tensor of `shape`. */
+static int32_t op2(lg_builder *b, int32_t code, int32_t a, int32_t c, lg_dims shape, const char *name) {
+    _Alignas(16) unsigned char buf[64];
+    lg_opts_kind kind;
+    size_t size;
+    opts_of(code, &kind, buf, &size);
+    int32_t y = lg_b_tensor(b, name, LG_FLOAT32, shape);
+    if (c >= 0) lg_b_op_opts(b, code, LG_IDS(a, c), LG_IDS(y), kind, kind ? buf : NULL);
+    else lg_b_op_opts(b, code, LG_IDS(a), LG_IDS(y), kind, kind ? buf : NULL);
+    return y;
+}
+
+static int32_t reduce(lg_builder *b, int32_t code, int32_t x, lg_dims axes, bool keep, lg_dims shape,
+                      const char *name) {
+    lg_reducer_options ro;
+    lg_opts_init(LG_OPTS_REDUCER_OPTIONS, &ro, sizeof ro);
+    ro.keep_dims = keep;
+    char an[64];
+    snprintf(an, sizeof an, "%s/axes", name);
+    const int32_t na = (int32_t)axes.n;
+    int32_t ax = lg_b_const_i32(b, an, (lg_dims){&na, 1}, axes.v);
+    int32_t y = lg_b_tensor(b, name, LG_FLOAT32, shape);
+    lg_b_op_opts(b, code, LG_IDS(x, ax), LG_IDS(y), LG_OPTS_REDUCER_OPTIONS, &ro);
+    return y;
+}
+
+static int32_t scalar_c(lg_builder *b, const char *name, float v) {
+    return lg_b_const(b, name, LG_FLOAT32, LG_SCALAR, &v, 4);
+}
+
+/* The ops of subgraph 0 as builtin codes. */
+static uint32_t codes(const lg_model *m, int32_t *out, uint32_t max) {
+    uint32_t n = m->subgraphs[0].n_ops;
+    for (uint32_t i = 0; i < n && i < max; i++) out[i] = lg_op_builtin(m, &m->subgraphs[0].ops[i]);
+    return n;
+}
+
+static bool same_ops(const lg_model *a, const lg_model *b) {
+    int32_t ca[256], cb[256];
+    uint32_t na = codes(a, ca, 256), nb = codes(b, cb, 256);
+    if (na != nb) return false;
+    for (uint32_t i = 0; i < na && i < 256; i++)
+        if (ca[i] != cb[i]) return false;
+    return true;
+}
+
+static uint32_t count_code(const lg_model *m, int32_t code) {
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < m->subgraphs[0].n_ops; i++) n += lg_op_builtin(m, &m->subgraphs[0].ops[i]) == code;
+    return n;
+}
+
+/* Blockers lg_check reports for target t (any GPU). */
+static uint32_t blockers(const lg_model *m, lg_target t) {
+    lg_check_options co = {t, 0, LG_GPU_ANY};
+    lg_check_report *rep = NULL;
+    lg_error err;
+    if (lg_check_model(m, &co, &rep, &err) != LG_OK) return 999;
+    uint32_t n = rep->n_blockers;
+    lg_check_report_free(rep);
+    return n;
+}
+
+/* The instrument on a whole model: the worst output of f16 against f32. */
+static lg_verdict f16_verdict(const lg_model *m, const float *const *in) {
+    lg_compare_options co;
+    memset(&co, 0, sizeof co);
+    co.precision = LG_PREC_F16;
+    lg_precision_report *r = NULL;
+    lg_error err;
+    lg_verdict v;
+    memset(&v, 0, sizeof v);
+    v.severity = INFINITY;
+    if (lg_compare_precision(m, in, &co, &r, &err) != LG_OK) {
+        tf_fail(__FILE__, __LINE__, "compare: %s", err.msg);
+        return v;
+    }
+    if (r->worst_output >= 0) v = r->outputs[r->worst_output].v;
+    lg_precision_report_free(r);
+    return v;
+}
+
+/* Run m once in precision p on one input; copies output 0 into y (n floats). */
+static bool run1(const lg_model *m, lg_precision p, const float *x, float *y, int64_t n) {
+    lg_run_options ro;
+    memset(&ro, 0, sizeof ro);
+    ro.precision = p;
+    lg_interp *it = NULL;
+    lg_error err;
+    if (lg_interp_create(m, &ro, &it, &err) != LG_OK) { tf_fail(__FILE__, __LINE__, "%s", err.msg); return false; }
+    lg_tensor_view v;
+    lg_interp_input(it, 0, &v);
+    bool ok = lg_interp_set_input(it, 0, LG_FLOAT32, x, v.nbytes, &err) == LG_OK && lg_interp_invoke(it, &err) == LG_OK;
+    if (ok) {
+        lg_interp_output(it, 0, &v);
+        ok = v.numel == n;
+        if (ok) memcpy(y, v.data, (size_t)n * sizeof(float));
+    }
+    if (!ok) tf_fail(__FILE__, __LINE__, "run: %s", err.msg);
+    lg_interp_free(it);
+    return ok;
+}
+
+typedef struct hardened {
+    lg_model *out;
+    lg_harden_report *rep;
+} hardened;
+
+static void dump_report(const lg_harden_report *r) {
+    if (!getenv("FP16_DUMP") || !r) return;
+    fprintf(stderr, "report: %u items, %u hazards, %u rewritten; model %.4g -> %.4g; parity %d rel %.3g; ops %u -> %u\n",
+            r->n_items, r->n_hazards, r->n_rewritten, r->model_before.score, r->model_after.score, r->parity_measured,
+            r->parity_max_rel, r->ops_before, r->ops_after);
+    for (uint32_t i = 0; i < r->n_items; i++) {
+        const lg_harden_item *it = &r->items[i];
+        fprintf(stderr, "  %s anchor %d extent %lld amax %.4g conv %d k %d: before score %.4g of%d max_abs %.4g pearson %.6f; "
+                "after score %.4g of%d max_abs %.4g pearson %.6f; fix %u rewritten %d: %s\n",
+                lg_fp16_pattern_name(it->kind), it->anchor_op, (long long)it->extent, it->input_max_abs, it->conv_op,
+                it->conv_shift, it->before.score, it->before.overflow, it->before.max_abs, it->before.pearson,
+                it->after.score, it->after.overflow, it->after.max_abs, it->after.pearson, it->fix, it->rewritten, it->why);
+    }
+}
+
+static hardened harden(const lg_model *m, lg_harden_mode mode, const float *x) {
+    hardened h = {NULL, NULL};
+    const float *in[1] = {x};
+    lg_error err;
+    if (lg_harden_fp16(m, mode, x ? in : NULL, &h.out, &h.rep, &err) != LG_OK)
+        tf_fail(__FILE__, __LINE__, "lg_harden_fp16: %s", err.msg);
+    dump_report(h.rep);
+    return h;
+}
+
+static void hardened_free(hardened *h) {
+    lg_model_free(h->out);
+    lg_harden_report_free(h->rep);
+}
+
+/* ------------------------------------------------------------------ LayerNorm */
+
+/* The NAFNet channel LayerNorm (examples/make_examples.c): y = (x - mean) * rsqrt(mean((x -
+   mean)^2) + eps) * gamma + beta over the last axis, in our ONNX importer's form. */
+static lg_model *layernorm_model(int32_t rows, int32_t c, float eps) {
+    lg_builder b;
+    lg_model *m = new_model(&b);
+    float *gamma = malloc((size_t)c * sizeof *gamma), *beta = malloc((size_t)c * sizeof *beta);
+    for (int i = 0; i < c; i++) {
+        gamma[i] = 1.0f + (float)(i % 7) / 16.0f;
+        beta[i] = (float)(i % 5) / 32.0f;
+    }
+    lg_dims full = LG_DIMS(1, rows, c), st = LG_DIMS(1, rows, 1);
+    int32_t x = lg_b_tensor(&b, "x", LG_FLOAT32, full);
+    int32_t g = lg_b_const_f32(&b, "gamma", LG_DIMS(c), gamma);
+    int32_t be = lg_b_const_f32(&b, "beta", LG_DIMS(c), beta);
+    int32_t mu = reduce(&b, LG_OP_MEAN, x, LG_DIMS(2), true, st, "ln/mean");
+    int32_t d = op2(&b, LG_OP_SUB, x, mu, full, "ln/centered");
+    int32_t sq = op2(&b, LG_OP_MUL, d, d, full, "ln/sq");
+    int32_t var = reduce(&b, LG_OP_MEAN, sq, LG_DIMS(2), true, st, "ln/var");
+    int32_t ve = op2(&b, LG_OP_ADD, var, scalar_c(&b, "ln/eps", eps), st, "ln/var_eps");
+    int32_t r = op2(&b, LG_OP_RSQRT, ve, -1, st, "ln/rstd");
+    int32_t nr = op2(&b, LG_OP_MUL, d, r, full, "ln/normalized");
+    int32_t sc = op2(&b, LG_OP_MUL, nr, g, full, "ln/scaled");
+    int32_t y = op2(&b, LG_OP_ADD, sc, be, full, "y");
+    lg_b_io(&b, LG_IDS(x), LG_IDS(y));
+    free(gamma);
+    free(beta);
+    CHECK_EQ_INT(b.status, LG_OK);
+    return m;
+}
+
+/* NAFNet's bottleneck magnitude: |x| up to amp (the example's input at amp 175). */
+static float *wave(int64_t n, int64_t row, double amp) {
+    float *x = malloc((size_t)n * sizeof *x);
+    for (int64_t i = 0; i < n; i++) x[i] = (float)(amp * cos(0.37 * (double)i + 0.1 * (double)(i / row)));
+    return x;
+}
+
+LG_TEST(fix_fp16_layernorm_512_overflows_then_fixed) {
+    lg_model *m = layernorm_model(16, 512, 1e-6f);
+    float *x = wave(16 * 512, 512, 175.0);
+    const float *in[1] = {x};
+    /* before: the variance's half sum of squares (512 x ~15k) is inf: rsqrt 0, output = beta */
+    lg_verdict before = f16_verdict(m, in);
+    CHECK(!before.pass && before.score > 0.5);
+    hardened h = harden(m, LG_HARDEN_AUTO, x);
+    if (!h.out) { free(x); lg_model_free(m); return; }
+    CHECK_EQ_INT(h.rep->n_items, 1);
+    const lg_harden_item *it = &h.rep->items[0];
+    CHECK_EQ_INT(it->kind, LG_FP16_LAYER_NORM);
+    CHECK_EQ_INT(it->extent, 512);
+    CHECK(it->hazard && it->before.overflow && it->rewritten);
+    CHECK_EQ_INT(it->fix, LG_FP16_FIX_SAFE_NORM);
+    CHECK(it->after.measured && !it->after.diverges && it->after.score < 0.01);
+    CHECK_NEAR(it->input_max_abs, 175.0, 0.5);
+    /* fp32 parity proved by the runner on the |x| ~ 175 golden input and 2 random ones */
+    CHECK(h.rep->parity_measured && h.rep->parity_cases == 3 && h.rep->parity_max_rel <= 1e-6);
+    /* after, by the instrument */
+    lg_verdict after = f16_verdict(h.out, in);
+    CHECK(after.pass && after.score < 0.01);
+    CHECK(!h.rep->model_before.measured || h.rep->model_before.diverges);
+    CHECK(h.rep->model_after.measured && !h.rep->model_after.diverges);
+    /* the graph: 15 new ops replace MEAN SUB MUL MEAN ADD RSQRT MUL; gamma and beta stay */
+    static const int32_t want[] = {LG_OP_ABS, LG_OP_REDUCE_MAX, LG_OP_MUL, LG_OP_MAXIMUM, LG_OP_DIV, LG_OP_MUL,
+                                   LG_OP_MEAN, LG_OP_SUB, LG_OP_MUL, LG_OP_MEAN, LG_OP_MUL, LG_OP_MUL,
+                                   LG_OP_ADD, LG_OP_RSQRT, LG_OP_MUL, LG_OP_MUL, LG_OP_ADD};
+    int32_t got[64];
+    uint32_t n = codes(h.out, got, 64);
+    CHECK_EQ_INT(n, sizeof want / sizeof want[0]);
+    for (uint32_t i = 0; i < n && i < sizeof want / sizeof want[0]; i++) CHECK_EQ_INT(got[i], want[i]);
+    CHECK_EQ_INT(blockers(h.out, LG_TARGET_MLDRIFT), 0);
+    CHECK_EQ_INT(blockers(h.out, LG_TARGET_CLASSIC), 0);
+    /* the interface is unchanged */
+    CHECK_STR(h.out->subgraphs[0].tensors[h.out->subgraphs[0].outputs[0]].name, "y");
+    CHECK_STR(h.out->subgraphs[0].tensors[h.out->subgraphs[0].inputs[0]].name, "x");
+    hardened_free(&h);
+    free(x);
+    lg_model_free(m);
+}
+
+/* Hand-derived: x = {-3000, -1000, 1000, 3000} over 4 channels. mean 0, var = (9e6 + 1e6 + 1e6
+   + 9e6) / 4 = 5e6, y = x / sqrt(5e6) = {-3, -1, 1, 3} / sqrt(5) = {-1.341641, -0.447214,
+   0.447214, 1.341641} (gamma 1 + i%7/16 = 1, 1.0625, 1.125, 1.1875; beta i%5/32 = 0, 1/32,
+   2/32, 3/32). In f16 the square 9e6 is inf, rsqrt(inf) = 0 and y = beta; hardened, S = 3000/8
+   = 375 and every value stays below 64. */
+LG_TEST(fix_fp16_layernorm_hand_values) {
+    lg_model *m = layernorm_model(1, 4, 1e-5f);
+    const float x[4] = {-3000, -1000, 1000, 3000};
+    const double r5 = 1.0 / sqrt(5.0);
+    const double want[4] = {-3 * r5 * 1.0, -r5 * 1.0625 + 1.0 / 32, r5 * 1.125 + 2.0 / 32, 3 * r5 * 1.1875 + 3.0 / 32};
+    float y[4];
+    if (run1(m, LG_PREC_F16, x, y, 4)) {
+        CHECK_NEAR(y[0], 0.0, 1e-6);          /* beta: the overflow */
+        CHECK_NEAR(y[3], 3.0 / 32, 1e-3);
+    }
+    hardened h = harden(m, LG_HARDEN_AUTO, x);
+    if (!h.out) { lg_model_free(m); return; }
+    CHECK_EQ_INT(h.rep->n_rewritten, 1);
+    if (run1(h.out, LG_PREC_F16, x, y, 4))
+        for (int i = 0; i < 4; i++) CHECK_NEAR(y[i], want[i], 4e-3); /* half: 11 bits */
+    if (run1(h.out, LG_PREC_F32, x, y, 4))
+        for (int i = 0; i < 4; i++) CHECK_NEAR(y[i], want[i], 2e-6);
+    hardened_free(&h);
+    lg_model_free(m);
+}
+
+/* The near miss: the same LayerNorm at |x| ~ 1 is within tolerance in f16: auto leaves the
+   model as it is, always rewrites it (and parity still holds). */
+LG_TEST(fix_fp16_layernorm_near_miss) {
+    lg_model *m = layernorm_model(16, 512, 1e-6f);
+    float *x = wave(16 * 512, 512, 1.0);
+    hardened h = harden(m, LG_HARDEN_AUTO, x);
+    if (h.out) {
+        CHECK_EQ_INT(h.rep->n_items, 1);
+        CHECK(!h.rep->items[0].hazard && !h.rep->items[0].rewritten);
+        CHECK(h.rep->items[0].before.measured && h.rep->items[0].before.score < 0.05);
+        CHECK(same_ops(m, h.out));
+        CHECK_EQ_INT(h.out->subgraphs[0].n_tensors, m->subgraphs[0].n_tensors);
+    }
+    hardened_free(&h);
+    h = harden(m, LG_HARDEN_ALWAYS, x);
+    if (h.out) {
+        CHECK(h.rep->items[0].rewritten && !h.rep->items[0].after.diverges);
+        CHECK_EQ_INT(count_code(h.out, LG_OP_REDUCE_MAX), 1);
+        CHECK(h.rep->parity_measured && h.rep->parity_max_rel <= 1e-6);
+    }
+    hardened_free(&h);
+    h = harden(m, LG_HARDEN_OFF, x);
+    if (h.out) {
+        CHECK(same_ops(m, h.out) && h.rep->n_items == 1 && !h.rep->items[0].before.measured);
+    }
+    hardened_free(&h);
+    free(x);
+    lg_model_free(m);
+}
+
+/* ------------------------------------------------------------------ shared checks */
+
+/* m diverges in f16 on x (the instrument), and auto mode rewrites match `which` of kind `kind`
+   with the fix bits `fix`; afterwards f16 is within tolerance, fp32 parity <= 1e-6, the model
+   has no blocker on either target, and its interface is the same. */
+static hardened expect_fixed(const lg_model *m, const float *x, uint32_t which, lg_fp16_pattern kind, unsigned fix) {
+    const float *in[1] = {x};
+    lg_verdict before = f16_verdict(m, in);
+    CHECK(!before.pass);
+    hardened h = harden(m, LG_HARDEN_AUTO, x);
+    if (!h.out) return h;
+    CHECK(which < h.rep->n_items);
+    if (which >= h.rep->n_items) return h;
+    const lg_harden_item *it = &h.rep->items[which];
+    CHECK_EQ_INT(it->kind, kind);
+    CHECK(it->hazard && it->rewritten);
+    CHECK_EQ_INT(it->fix, fix);
+    CHECK(it->before.diverges && it->after.measured && !it->after.diverges && !it->after.overflow);
+    CHECK(h.rep->parity_measured && h.rep->parity_max_rel <= 1e-6);
+    lg_verdict after = f16_verdict(h.out, in);
+    CHECK(after.pass);
+    CHECK_EQ_INT(blockers(h.out, LG_TARGET_MLDRIFT), blockers(m, LG_TARGET_MLDRIFT));
+    CHECK_EQ_INT(blockers(h.out, LG_TARGET_CLASSIC), blockers(m, LG_TARGET_CLASSIC));
+    const lg_subgraph *a = &m->subgraphs[0], *b = &h.out->subgraphs[0];
+    CHECK_EQ_INT(a->n_inputs, b->n_inputs);
+    CHECK_EQ_INT(a->n_outputs, b->n_outputs);
+    for (uint32_t i = 0; i < a->n_outputs && i < b->n_outputs; i++)
+        CHECK_STR(b->tensors[b->outputs[i]].name, a->tensors[a->outputs[i]].name);
+    return h;
+}
+
+/* The same pattern at a harmless magnitude: auto changes nothing, always rewrites every match
+   (parity proved). */
+static void expect_near_miss(const lg_model *m, const float *x, uint32_t n_items) {
+    hardened h = harden(m, LG_HARDEN_AUTO, x);
+    if (h.out) {
+        CHECK_EQ_INT(h.rep->n_items, n_items);
+        CHECK_EQ_INT(h.rep->n_hazards, 0);
+        CHECK_EQ_INT(h.rep->n_rewritten, 0);
+        CHECK(same_ops(m, h.out));
+        for (uint32_t i = 0; i < h.rep->n_items; i++) CHECK(h.rep->items[i].before.measured && !h.rep->items[i].hazard);
+    }
+    hardened_free(&h);
+    h = harden(m, LG_HARDEN_ALWAYS, x);
+    if (h.out) {
+        CHECK_EQ_INT(h.rep->n_rewritten, n_items);
+        CHECK(!same_ops(m, h.out));
+        CHECK(h.rep->parity_measured && h.rep->parity_max_rel <= 1e-6);
+    }
+    hardened_free(&h);
+}
+
+/* ------------------------------------------------------------------ the other LayerNorm forms */
+
+/* torch/ONNX opset 13: MEAN, SUB, POW 2, MEAN, ADD eps, SQRT, DIV (no gamma). */
+static lg_model *layernorm_pow_model(int32_t rows, int32_t c) {
+    lg_builder b;
+    lg_model *m = new_model(&b);
+    lg_dims full = LG_DIMS(2, rows, c), st = LG_DIMS(2, rows, 1);
+    int32_t x = lg_b_tensor(&b, "x", LG_FLOAT32, full);
+    int32_t mu = reduce(&b, LG_OP_MEAN, x, LG_DIMS(-1), true, st, "mean");
+    int32_t d = op2(&b, LG_OP_SUB, x, mu, full, "d");
+    int32_t sq = op2(&b, LG_OP_POW, d, scalar_c(&b, "two", 2.0f), full, "sq");
+    int32_t var = reduce(&b, LG_OP_MEAN, sq, LG_DIMS(-1), true, st, "var");
+    int32_t ve = op2(&b, LG_OP_ADD, var, scalar_c(&b, "eps", 1e-5f), st, "ve");
+    int32_t s = op2(&b, LG_OP_SQRT, ve, -1, st, "std");
+    int32_t y = op2(&b, LG_OP_DIV, d, s, full, "y");
+    lg_b_io(&b, LG_IDS(x), LG_IDS(y));
+    CHECK_EQ_INT(b.status, LG_OK);
+    return m;
+}
+
+LG_TEST(fix_fp16_layernorm_pow_sqrt_div_form) {
+    lg_model *m = layernorm_pow_model(8, 256);
+    float *x = wave(2 * 8 * 256, 256, 175.0);
+    hardened h = expect_fixed(m, x, 0, LG_FP16_LAYER_NORM, LG_FP16_FIX_SAFE_NORM);
+    /* the root stays a SQRT and a DIV (the original's form), no POW is left */
+    if (h.out) {
+        CHECK_EQ_INT(count_code(h.out, LG_OP_POW), 0);
+        CHECK_EQ_INT(count_code(h.out, LG_OP_SQRT), 1);
+        CHECK_EQ_INT(count_code(h.out, LG_OP_DIV), 2); /* 1/S, d / sqrt */
+    }
+    hardened_free(&h);
+    free(x);
+    float *small = wave(2 * 8 * 256, 256, 1.0);
+    expect_near_miss(m, small, 1);
+    free(small);
+    lg_model_free(m);
+}
+
+/* The TF converter's keras LayerNormalization (tf.nn.moments + batch_normalization):
+   mean, SQUARED_DIFFERENCE(x, mean), mean, ADD eps, RSQRT, r * gamma, x * rg + (beta - mean * rg).
+   No single op is the normalized output: the rewrite replaces mean and rsqrt. */
+static lg_model *layernorm_keras_model(int32_t rows, int32_t c) {
+    lg_builder b;
+    lg_model *m = new_model(&b);
+    float *gamma = malloc((size_t)c * sizeof *gamma), *beta = malloc((size_t)c * sizeof *beta);
+    for (int i = 0; i < c; i++) {
+        gamma[i] = 0.5f + (float)(i % 9) / 8.0f;
+        beta[i] = (float)(i % 3) - 1.0f;
+    }
+    lg_dims full = LG_DIMS(1, 1, rows, c), st = LG_DIMS(1, 1, rows, 1);
+    int32_t x = lg_b_tensor(&b, "x", LG_FLOAT32, full);
+    int32_t g = lg_b_const_f32(&b, "gamma", LG_DIMS(c), gamma);
+    int32_t be = lg_b_const_f32(&b, "beta", LG_DIMS(c), beta);
+    int32_t mu = reduce(&b, LG_OP_MEAN, x, LG_DIMS(3), true, st, "moments/mean");
+    int32_t sd = op2(&b, LG_OP_SQUARED_DIFFERENCE, x, mu, full, "moments/sqdiff");
+    int32_t var = reduce(&b, LG_OP_MEAN, sd, LG_DIMS(3), true, st, "moments/variance");
+    int32_t ve = op2(&b, LG_OP_ADD, var, scalar_c(&b, "eps", 1e-3f), st, "bn/add");
+    int32_t r = op2(&b, LG_OP_RSQRT, ve, -1, st, "bn/rsqrt");
+    int32_t rg = op2(&b, LG_OP_MUL, r, g, full, "bn/mul");
+    int32_t xr = op2(&b, LG_OP_MUL, x, rg, full, "bn/mul_1");
+    int32_t mr = op2(&b, LG_OP_MUL, mu, rg, full, "bn/mul_2");
+    int32_t sb = op2(&b, LG_OP_SUB, be, mr, full, "bn/sub");
+    int32_t y = op2(&b, LG_OP_ADD, xr, sb, full, "y");
+    lg_b_io(&b, LG_IDS(x), LG_IDS(y));
+    free(gamma);
+    free(beta);
+    CHECK_EQ_INT(b.status, LG_OK);
+    return m;
+}
+
+LG_TEST(fix_fp16_layernorm_keras_form) {
+    lg_model *m = layernorm_keras_model(8, 512);
+    float *x = wave(8 * 512, 512, 175.0);
+    hardened h = expect_fixed(m, x, 0, LG_FP16_LAYER_NORM, LG_FP16_FIX_SAFE_NORM);
+    if (h.out) {
+        CHECK_EQ_INT(count_code(h.out, LG_OP_SQUARED_DIFFERENCE), 0);
+        /* the tail x * rg + (beta - mean * rg) is kept: 3 MULs, SUB, ADD after the safe core */
+        const lg_subgraph *sg = &h.out->subgraphs[0];
+        CHECK_EQ_INT(lg_op_builtin(h.out, &sg->ops[sg->n_ops - 1]), LG_OP_ADD);
+    }
+    hardened_free(&h);
+    free(x);
+    float *small = wave(8 * 512, 512, 1.0);
+    expect_near_miss(m, small, 1);
+    free(small);
+    lg_model_free(m);
+}
+
+/* litert-torch's native_layer_norm goes through mhlo's unfused batch_norm_training
+   (odml_torch/lowerings/_layer_norm.py; XLA unfuse_batch_norm.cc): var = E[x^2] - E[x]^2,
+   y = (x - E[x]) / sqrt(var + eps). */
+static lg_model *layernorm_moment_model(int32_t rows, int32_t c) {
+    lg_builder b;
+    lg_model *m = new_model(&b);
+    lg_dims full = LG_DIMS(1, rows, c), st = LG_DIMS(1, rows, 1);
+    int32_t x = lg_b_tensor(&b, "x", LG_FLOAT32, full);
+    int32_t ex = reduce(&b, LG_OP_MEAN, x, LG_DIMS(2), true, st, "ex");
+    int32_t x2 = op2(&b, LG_OP_MUL, x, x, full, "x2");
+    int32_t ex2 = reduce(&b, LG_OP_MEAN, x2, LG_DIMS(2), true, st, "ex2");
+    int32_t e2x = op2(&b, LG_OP_MUL, ex, ex, st, "e2x");
+    int32_t var = op2(&b, LG_OP_SUB, ex2, e2x, st, "var");
+    int32_t ve = op2(&b, LG_OP_ADD, var, scalar_c(&b, "eps", 1e-5f), st, "ve");
+    int32_t s = op2(&b, LG_OP_SQRT, ve, -1, st, "std");
+    int32_t d = op2(&b, LG_OP_SUB, x, ex, full, "d");
+    int32_t y = op2(&b, LG_OP_DIV, d, s, full, "y");
+    lg_b_io(&b, LG_IDS(x), LG_IDS(y));
+    CHECK_EQ_INT(b.status, LG_OK);
+    return m;
+}
+
+LG_TEST(fix_fp16_layernorm_moment_form) {
+    lg_model *m = layernorm_moment_model(8, 512);
+    float *x = wave(8 * 512, 512, 175.0);
+    hardened h = expect_fixed(m, x, 0, LG_FP16_LAYER_NORM, LG_FP16_FIX_SAFE_NORM);
+    hardened_free(&h);
+    free(x);
+    float *small = wave(8 * 512, 512, 1.0);
+    expect_near_miss(m, small, 1);
+    free(small);
+    lg_model_free(m);
+}
+
+/* Not a norm: rsqrt(mean(x * z) + eps) of two different tensors (no square). Never matched. */
+LG_TEST(fix_fp16_not_a_norm_left_alone) {
+    lg_builder b;
+    lg_model *m = new_model(&b);
+    lg_dims full = LG_DIMS(1, 16, 64);
+    int32_t x = lg_b_tensor(&b, "x", LG_FLOAT32, full);
+    int32_t mu = reduce(&b, LG_OP_MEAN, x, LG_DIMS(2), true, LG_DIMS(1, 16, 1), "mean");
+    int32_t d = op2(&b, LG_OP_SUB, x, mu, full, "d");
+    int32_t sq = op2(&b, LG_OP_MUL, d, x, full, "sq");
+    int32_t var = reduce(&b, LG_OP_MEAN, sq, LG_DIMS(1), true, LG_DIMS(1, 1, 64), "var");
+    int32_t ve = op2(&b, LG_OP_ADD, var, scalar_c(&b, "eps", 1e-5f), LG_DIMS(1, 1, 64), "ve");
+    int32_t r = op2(&b, LG_OP_RSQRT, ve, -1, LG_DIMS(1, 1, 64), "r");
+    int32_t y = op2(&b, LG_OP_MUL, d, r, full, "y");
+    lg_b_io(&b, LG_IDS(x), LG_IDS(y));
+    CHECK_EQ_INT(b.status, LG_OK);
+    float *xv = wave(16 * 64, 64, 300.0);
+    hardened h = harden(m, LG_HARDEN_ALWAYS, xv);
+    if (h.out) {
+        CHECK_EQ_INT(h.rep->n_items, 0);
+        CHECK(same_ops(m, h.out));
+    }
+    hardened_free(&h);
+    free(xv);
+    lg_model_free(m);
+}
