@@ -9,6 +9,10 @@
 
 /* A global reduce is matched from this many elements reduced into each value. */
 #define LGP_FP16_GLOBAL_MIN 1024
+/* The fp32 parity bound of harden-fp16-split: a reordered sum of n fp32 terms differs from the
+   sequential one by about sqrt(n) ulps of the sum (measured 5e-6 of the output at n = 65536);
+   1e-4 leaves room to n ~ 1e7 (include/lg/passes.h). */
+#define LGP_FP16_SPLIT_BOUND 1e-4
 /* The conv rescale aims the conv's output magnitude at about this (the seed: "|10|"). */
 #define LGP_FP16_CONV_TARGET 10.0
 
@@ -82,12 +86,40 @@ struct lgp_fp16_sel {
     uint32_t n;
 };
 
-/* The rewrite a match gets with no selection (always mode without measurements). */
-LG_INTERNAL unsigned lgp_fp16_default_fix(const lgp_fp16_match *mt);
+/* The rewrite a match gets from the exact pass (split false) or the split pass (0: none). */
+LG_INTERNAL unsigned lgp_fp16_default_fix(const lgp_fp16_match *mt, bool split);
 
 /* The conv weights (input 1) and bias (input 2) of a rescalable conv can take 2^-k exactly:
    the largest k' <= k that keeps every value exact (FLOAT16 weights: normal halves), or 0. */
 LG_INTERNAL int32_t lgp_fp16_conv_max_shift(const lg_model *m, uint32_t sg, const lg_graph *g,
                                             int32_t conv_op, int32_t k);
+
+/* ---- the gate (fix_fp16_gate.c) */
+
+typedef struct lgp_fp16_gate {
+    const lg_model *m;
+    lg_harden_mode mode;
+    lg_precision prec;          /* the emulated precision */
+    lg_judge_options jo;
+    const float *const *const *cases; /* input sets: cases[k][i] is input i of set k */
+    uint32_t n_cases;
+    int threads;
+    bool allow_approx;          /* the split may be applied */
+} lgp_fp16_gate;
+
+/* One match, measured and decided. */
+typedef struct lgp_hazard {
+    lgp_fp16_match mt;
+    lg_harden_item item;        /* kind, ops, before/after errors, fix, rewritten, why */
+    int32_t anchor_t;           /* the anchor op's output 0 (for the pick) */
+} lgp_hazard;
+
+/* Fold one judged output into the worst error so far (by severity; the flags accumulate). */
+LG_INTERNAL void lgp_fp16_worst_of(lg_fp16_error *e, const lg_metrics *m, const lg_verdict *v);
+
+/* Every match of gt->m's subgraph 0, each measured in gt->prec against fp32 on every input set
+   (the worst set counts) and decided as gt->mode says (off: matched only). *out is malloc'ed
+   (*n entries, possibly 0). */
+LG_INTERNAL lg_status lgp_fp16_hazards(const lgp_fp16_gate *gt, lgp_hazard **out, uint32_t *n, lg_error *err);
 
 #endif

@@ -372,19 +372,16 @@ static void find_conv(const fm *f, lgp_fp16_match *mt) {
     }
 }
 
-/* t = x * (1 / max(max|x| * k, 1)): the input of a pattern this pass already made safe (the
-   rewrite's own form must never match again). */
+/* t = x * POW(c, k): the scaled input of a pattern this pass already made safe (the rewrite's own
+   form must never match again). */
 static bool is_safe_scaled(const fm *f, int32_t t) {
-    int32_t a, b, k, s, p, q;
+    int32_t a, b, base, k;
     if (!binop(f, prod(f, t), LG_OP_MUL, &a, &b)) return false;
     for (int side = 0; side < 2; side++) {
         int32_t inv = side ? a : b;
-        if (!binop(f, prod(f, inv), LG_OP_DIV, &k, &s) || !lg_tensor_is_const(f->m, f->sg, k)) continue;
-        if (!binop(f, prod(f, s), LG_OP_MAXIMUM, &p, &q)) continue;
-        int32_t am = lg_tensor_is_const(f->m, f->sg, q) ? p : q;
-        if (!binop(f, prod(f, am), LG_OP_MUL, &p, &q)) continue;
-        int32_t mx = lg_tensor_is_const(f->m, f->sg, q) ? p : q;
-        if (code_of(f, prod(f, mx)) == LG_OP_REDUCE_MAX) return true;
+        if (binop(f, prod(f, inv), LG_OP_POW, &base, &k) && lg_tensor_is_const(f->m, f->sg, base) &&
+            !lg_tensor_is_const(f->m, f->sg, k))
+            return true;
     }
     return false;
 }

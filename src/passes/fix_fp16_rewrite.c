@@ -1,9 +1,14 @@
-/* fp16 hardening: the rewrites and the harden-fp16 pass (the maths and why each is exact:
+/* fp16 hardening: the rewrites and the harden-fp16 passes (the maths and why each is exact:
  * include/lg/passes.h, "fp16 hardening").
  *
  * A norm is rebuilt from its input x in the scaled domain (SafeLayerNorm v2, the seed's Parakeet
- * form; SafeRMSNorm: scale before squaring). With m = the mask of reduced axes and
- * S = max(1, max_m |x| / 8) per row, xs = x * (1/S):
+ * form; SafeRMSNorm: scale before squaring). With m = the mask of reduced axes, per row
+ *
+ *   S = 2^k, k = floor(log2(max(max_m |x|, 4))) - 2        (so max|x| / 8 < S <= max|x| / 4
+ *       above 4, S = 1 below: the seed's S = max(1, max|x| / 8) rounded up to a power of
+ *       two; at an exact power of two the rounded log may give the next k, as good),
+ *       1/S = POW(0.5, k),
+ *   xs = x * (1/S)                                          (|xs| <= 8):
  *
  *   centred     mu_s = mean_m(xs), d_s = xs - mu_s, var_s = mean_m(d_s^2)
  *               (the moment form: var_s = mean_m(xs^2) - mu_s^2, the same maths as the original)
@@ -16,10 +21,16 @@
  *   y (the normalized output) = d_s * rs (or d_s / q; xs for the uncentred norms)
  *   mean(x) = mu_s * S, x - mean(x) = d_s * S, rsqrt(...) = rs * (1/S), sqrt(...) = q * S,
  *   1 / sqrt(...) = (1/S) / q.
- * Every reduction over several axes is a chain of single-axis ones (innermost first), the
- * "two-stage means" of the seed (NAFNet, MODNet); a global MEAN/SUM gets the same chain, times
- * n (and the constant scaling the SUM) for a SUM. All new values stay between O(1) and
- * O(max |x|), so nothing overflows a half, and the original variance is never rebuilt. */
+ * S a power of two makes every scaling exact in fp32 (and in half, above its subnormals): each
+ * value of the scaled domain is the original's times 2^-k bit for bit, each sum rounds the same
+ * way, and the output is the original's bit for bit (up to the final product/division). The
+ * reductions keep the original's axes; with LG_FP16_FIX_TWO_STAGE (the harden-fp16-split pass)
+ * each reduction over several axes becomes a chain of single-axis ones (innermost first), the
+ * seed's "two-stage means" (NAFNet, MODNet). That changes the fp32 summation order, so its fp32
+ * parity is bounded by the original's own summation error (about sqrt(n) ulps of a sum of n
+ * terms; 5e-6 of the output at 65536 terms), not by 1e-6: the split pass is declared
+ * approximate with bound LGP_FP16_SPLIT_BOUND although it is exact in real arithmetic.
+ * A global SUM becomes MEAN * n (times the constant that scaled it), with the same sum inside. */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -34,6 +45,7 @@ typedef struct rw {
     char base[100];
     const int32_t *shape;      /* x's shape */
     uint32_t rank;
+    bool split;                /* reductions over several axes as single-axis chains */
 } rw;
 
 /* ------------------------------------------------------------------ building blocks */
@@ -96,12 +108,30 @@ static lg_status un(rw *w, int32_t code, int32_t a, bool full, const char *sfx, 
     return emit(w, code, &a, 1, full ? w->shape : stat_shape, w->rank, sfx, out);
 }
 
-/* `code` over the axes of mask, one axis at a time from the innermost; keep_dims as given. */
+/* `code` over the axes of mask: one op over all of them, or (w->split) one axis at a time from
+   the innermost; keep_dims as given. */
 static lg_status reduce_chain(rw *w, int32_t code, int32_t x, const int32_t *shape, uint32_t rank,
                               uint32_t mask, bool keep, const char *sfx, int32_t *out) {
     int32_t cur = x, sh[LG_MAX_RANK];
     uint32_t r = rank;
     memcpy(sh, shape, rank * sizeof sh[0]);
+    if (!w->split || !(mask & (mask - 1))) {
+        int32_t axes[LG_MAX_RANK], na = 0, ax;
+        uint32_t nr = 0;
+        for (uint32_t d = 0; d < rank; d++) {
+            if (mask & (1u << d)) {
+                axes[na++] = (int32_t)d;
+                if (keep) sh[nr++] = 1;
+            } else {
+                sh[nr++] = shape[d];
+            }
+        }
+        char an[200];
+        snprintf(an, sizeof an, "%.100s/fp16safe/%.60s_axes", w->base, sfx);
+        LG_TRY(lg_subgraph_add_const(w->c->m, w->c->sg, an, LG_INT32, &na, 1, axes, (uint64_t)na * 4, &ax, w->c->err));
+        const int32_t in[2] = {x, ax};
+        return emit(w, keep ? code : code + 1000, in, 2, sh, nr, sfx, out);
+    }
     for (int d = (int)rank - 1; d >= 0; d--) {
         if (!(mask & (1u << d))) continue;
         char name[64];
@@ -205,14 +235,21 @@ typedef struct safe {
 } safe;
 
 static lg_status build_stats(rw *w, const lgp_fp16_match *mt, float eps, const int32_t *st, safe *v) {
-    int32_t a, am, am8, k8, k1, ke, inv2, e, sq;
+    int32_t a, am, am8, lg, l2, fl, k, k8, kl, k2, kh, ke, inv2, e, sq;
     LG_TRY(un(w, LG_OP_ABS, mt->x, true, "abs", &a, st));
     LG_TRY(reduce_chain(w, LG_OP_REDUCE_MAX, a, w->shape, w->rank, mt->axes, true, "amax", &am));
-    LG_TRY(scalar(w, "one_eighth", 0.125f, &k8));
-    LG_TRY(scalar(w, "one", 1.0f, &k1));
-    LG_TRY(bin(w, LG_OP_MUL, am, k8, false, "amax_8", &am8, st));
-    LG_TRY(bin(w, LG_OP_MAXIMUM, am8, k1, false, "S", &v->S, st));
-    LG_TRY(bin(w, LG_OP_DIV, k1, v->S, false, "inv_S", &v->inv_s, st));
+    /* k = floor(log2(max(amax, 4))) - 2, 1/S = 0.5^k (powf of an integer: exact) */
+    LG_TRY(scalar(w, "four", 4.0f, &k8));
+    LG_TRY(scalar(w, "inv_ln2", (float)(1.0 / log(2.0)), &kl));
+    LG_TRY(scalar(w, "two", 2.0f, &k2));
+    LG_TRY(scalar(w, "half", 0.5f, &kh));
+    LG_TRY(bin(w, LG_OP_MAXIMUM, am, k8, false, "amax_4", &am8, st));
+    LG_TRY(un(w, LG_OP_LOG, am8, false, "log", &lg, st));
+    LG_TRY(bin(w, LG_OP_MUL, lg, kl, false, "log2", &l2, st));
+    LG_TRY(un(w, LG_OP_FLOOR, l2, false, "floor", &fl, st));
+    LG_TRY(bin(w, LG_OP_SUB, fl, k2, false, "k", &k, st));
+    LG_TRY(bin(w, LG_OP_POW, kh, k, false, "inv_S", &v->inv_s, st));
+    v->S = -1; /* made when a result needs it (sqrt * S, mean * S) */
     LG_TRY(bin(w, LG_OP_MUL, mt->x, v->inv_s, true, "xs", &v->xs, st));
     int32_t red = mt->sum ? LG_OP_SUM : LG_OP_MEAN;
     if (mt->centered) {
@@ -262,6 +299,11 @@ static lg_status build_stats(rw *w, const lgp_fp16_match *mt, float eps, const i
 /* The safe equivalent of result tensor t of the match. */
 static lg_status safe_value(rw *w, const lgp_fp16_match *mt, safe *v, int32_t t, const int32_t *st, int32_t *out) {
     int32_t tmp;
+    if (v->S < 0 && (t == mt->mu || t == mt->d || t == mt->s || t == mt->c)) {
+        int32_t k1;
+        LG_TRY(scalar(w, "one", 1.0f, &k1));
+        LG_TRY(bin(w, LG_OP_DIV, k1, v->inv_s, false, "S", &v->S, st)); /* 1 / 2^-k: exact */
+    }
     if (mt->centered && v->ds < 0 && (t == mt->y || t == mt->d))
         LG_TRY(bin(w, LG_OP_SUB, v->xs, v->mus, true, "centered", &v->ds, st));
     if (t == mt->y) {
@@ -290,7 +332,7 @@ static lg_status safe_value(rw *w, const lgp_fp16_match *mt, safe *v, int32_t t,
 
 /* ------------------------------------------------------------------ global reduce */
 
-static lg_status build_two_stage(rw *w, const lgp_fp16_match *mt, int32_t *out) {
+static lg_status build_global(rw *w, const lgp_fp16_match *mt, int32_t *out) {
     int32_t mean;
     LG_TRY(reduce_chain(w, LG_OP_MEAN, mt->x, w->shape, w->rank, mt->axes, mt->reduce_keep, "mean", &mean));
     double factor = mt->sum ? (double)mt->extent * mt->scale : 1.0;
@@ -437,10 +479,12 @@ static lg_status rescale_eps(lg_pass_ctx *c, const lgp_fp16_match *mt, int32_t k
 
 /* ------------------------------------------------------------------ the pass */
 
-unsigned lgp_fp16_default_fix(const lgp_fp16_match *mt) {
-    unsigned multi = (mt->axes & (mt->axes - 1)) ? LG_FP16_FIX_TWO_STAGE : 0;
-    if (mt->kind == LG_FP16_GLOBAL_REDUCE) return LG_FP16_FIX_TWO_STAGE;
-    return LG_FP16_FIX_SAFE_NORM | multi;
+unsigned lgp_fp16_default_fix(const lgp_fp16_match *mt, bool split) {
+    bool multi = (mt->axes & (mt->axes - 1)) != 0;
+    if (split && !multi) return 0;
+    unsigned two = split ? LG_FP16_FIX_TWO_STAGE : 0;
+    if (mt->kind == LG_FP16_GLOBAL_REDUCE) return mt->sum ? LG_FP16_FIX_SUM_AS_MEAN | two : two;
+    return LG_FP16_FIX_SAFE_NORM | two;
 }
 
 static lgp_fp16_pick *pick_for(const lg_pass_ctx *c, uint32_t op) {
@@ -452,13 +496,16 @@ static lgp_fp16_pick *pick_for(const lg_pass_ctx *c, uint32_t op) {
     return NULL;
 }
 
-static bool harden_match(const lg_pass_ctx *c, const lg_graph *g, uint32_t op) {
+/* The exact pass takes the picks without the split, the split pass those with it; with no
+   selection each takes every match it has a rewrite for. */
+static bool match_for(const lg_pass_ctx *c, const lg_graph *g, uint32_t op, bool split) {
     lgp_fp16_match mt;
     if (c->opt && c->opt->fp16_sel) {
         const lgp_fp16_pick *p = pick_for(c, op);
-        if (!p || p->done) return false;
+        if (!p || p->done || !(p->fix & LG_FP16_FIX_TWO_STAGE) != !split) return false;
+        return lgp_fp16_match_at(c->m, c->sg, g, op, &mt);
     }
-    return lgp_fp16_match_at(c->m, c->sg, g, op, &mt);
+    return lgp_fp16_match_at(c->m, c->sg, g, op, &mt) && lgp_fp16_default_fix(&mt, split) != 0;
 }
 
 static void base_name(const lg_pass_ctx *c, const lgp_fp16_match *mt, char *buf, size_t n) {
@@ -468,10 +515,11 @@ static void base_name(const lg_pass_ctx *c, const lgp_fp16_match *mt, char *buf,
 }
 
 /* Replace the match's results by the safe form (fix bits other than the conv rescale). */
-static lg_status rewrite(lg_pass_ctx *c, const lg_graph *g, const lgp_fp16_match *mt) {
+static lg_status rewrite(lg_pass_ctx *c, const lg_graph *g, const lgp_fp16_match *mt, bool split) {
     rw w;
     memset(&w, 0, sizeof w);
     w.c = c;
+    w.split = split;
     w.at0 = w.at = mt->ops[0];
     base_name(c, mt, w.base, sizeof w.base);
     const lg_tensor *x = lgp_tensor(c, mt->x);
@@ -483,7 +531,7 @@ static lg_status rewrite(lg_pass_ctx *c, const lg_graph *g, const lgp_fp16_match
     int32_t old[8], neu[8];
     uint32_t n = lgp_fp16_results(c->m, c->sg, g, mt, old);
     if (mt->kind == LG_FP16_GLOBAL_REDUCE) {
-        LG_TRY(build_two_stage(&w, mt, &neu[0]));
+        LG_TRY(build_global(&w, mt, &neu[0]));
     } else {
         safe v;
         memset(&v, -1, sizeof v);
@@ -509,11 +557,11 @@ static lg_status rematch(lg_pass_ctx *c, int32_t anchor_t, lg_graph **g, lgp_fp1
     return lgi_fail(c->err, LG_ERR_INTERNAL, "harden-fp16: the pattern at tensor %d no longer matches", anchor_t);
 }
 
-static lg_status harden_apply(lg_pass_ctx *c, const lg_graph *g, uint32_t op) {
+static lg_status apply_for(lg_pass_ctx *c, const lg_graph *g, uint32_t op, bool split) {
     lgp_fp16_match mt;
     if (!lgp_fp16_match_at(c->m, c->sg, g, op, &mt)) return LG_OK;
     lgp_fp16_pick *p = pick_for(c, op);
-    unsigned fix = p ? p->fix : lgp_fp16_default_fix(&mt);
+    unsigned fix = p ? p->fix : lgp_fp16_default_fix(&mt, split);
     int32_t anchor_t = lgp_op(c, op)->outputs[0];
     if (p) p->done = true;
     if ((fix & LG_FP16_FIX_CONV_RESCALE) && p && p->conv_shift > 0 && mt.conv_op >= 0) {
@@ -527,10 +575,10 @@ static lg_status harden_apply(lg_pass_ctx *c, const lg_graph *g, uint32_t op) {
             c->delta->applied++;
         }
     }
-    if (fix & (LG_FP16_FIX_SAFE_NORM | LG_FP16_FIX_TWO_STAGE)) {
+    if (fix & (LG_FP16_FIX_SAFE_NORM | LG_FP16_FIX_TWO_STAGE | LG_FP16_FIX_SUM_AS_MEAN)) {
         lg_graph *g2 = NULL;
         LG_TRY(rematch(c, anchor_t, &g2, &mt));
-        lg_status st = rewrite(c, g2, &mt);
+        lg_status st = rewrite(c, g2, &mt, (fix & LG_FP16_FIX_TWO_STAGE) != 0);
         lg_graph_free(g2);
         LG_TRY(st);
         c->delta->applied++;
@@ -538,7 +586,18 @@ static lg_status harden_apply(lg_pass_ctx *c, const lg_graph *g, uint32_t op) {
     return LG_OK;
 }
 
+static bool exact_match(const lg_pass_ctx *c, const lg_graph *g, uint32_t op) { return match_for(c, g, op, false); }
+static bool split_match(const lg_pass_ctx *c, const lg_graph *g, uint32_t op) { return match_for(c, g, op, true); }
+static lg_status exact_apply(lg_pass_ctx *c, const lg_graph *g, uint32_t op) { return apply_for(c, g, op, false); }
+static lg_status split_apply(lg_pass_ctx *c, const lg_graph *g, uint32_t op) { return apply_for(c, g, op, true); }
+
 const lg_pass lgp_harden_fp16 = {
     "harden-fp16",
-    "fp16-safe norms and reductions: SafeLayerNorm v2, SafeRMSNorm, two-stage means, conv rescale",
-    {NULL}, true, 0, harden_match, harden_apply};
+    "fp16-safe norms and reductions: SafeLayerNorm v2, SafeRMSNorm, SUM as MEAN, conv rescale (bit-exact scaling)",
+    {NULL}, true, 0, exact_match, exact_apply};
+
+const lg_pass lgp_harden_fp16_split = {
+    "harden-fp16-split",
+    "harden-fp16 with multi-axis reductions as single-axis chains (two-stage means; exact in real "
+    "arithmetic, fp32 summation order changes)",
+    {NULL}, false, LGP_FP16_SPLIT_BOUND, split_match, split_apply};
