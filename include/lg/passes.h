@@ -117,9 +117,9 @@ void lg_pass_report_free(lg_pass_report *r);
    `fix --harden-fp16 auto|always|off` (issue #11). Every normalization and reduction pattern
    of subgraph 0 is matched (src/passes/fix_fp16_match.c has the forms: our ONNX importer's, the
    TF converter's keras LayerNorm, litert-torch's unfused batch norm E[x^2] - E[x]^2, ...):
-     layer-norm     mean over the last axis, x - mean, its square, mean, + eps, RSQRT (or SQRT
-                    and DIV)
-     instance-norm  the same over other or several axes (InstanceNorm, GroupNorm over H, W)
+     layer-norm     mean over one axis (the last, or NCHW's channels), x - mean, its square, mean,
+                    + eps, RSQRT (or SQRT and DIV)
+     instance-norm  the same over several axes (InstanceNorm, GroupNorm over H, W)
      rms-norm       x * rsqrt(mean(x^2) + eps), x / sqrt(...), x * (1 / sqrt(...))
      l2-norm        L2_NORMALIZATION, x * rsqrt(max(sum(x^2), eps)), sqrt(sum(x^2)) (ScaleNorm)
      global-reduce  a MEAN over several axes or a SUM of >= 1024 elements per value that is not
@@ -176,7 +176,7 @@ int lg_harden_mode_from_name(const char *s);       /* -1 if unknown */
 
 typedef enum lg_fp16_pattern {
     LG_FP16_LAYER_NORM = 0,
-    LG_FP16_INSTANCE_NORM,   /* a centred norm over other or several axes */
+    LG_FP16_INSTANCE_NORM,   /* a centred norm over several axes */
     LG_FP16_RMS_NORM,
     LG_FP16_L2_NORM,
     LG_FP16_GLOBAL_REDUCE,

@@ -252,7 +252,21 @@ static int32_t output_with(const mwork *w, const lg_subgraph *sg, int32_t role) 
 static lg_status judged_model(const mwork *w, const lg_model *v, lg_model **out, lg_error *err) {
     *out = NULL;
     const lg_subgraph *sg = &v->subgraphs[0];
-    if (w->mt.kind == LG_FP16_GLOBAL_REDUCE || output_with(w, sg, ROLE_Y) >= 0 || w->x_in < 0) return LG_OK;
+    int32_t yt = output_with(w, sg, ROLE_Y);
+    if (yt >= 0 && sg->n_outputs > 1) {
+        /* the normalized output and statistics a later op also reads (a LayerNorm's mean and
+           inverse std as extra outputs): the normalized output is what is judged */
+        lg_model *c = NULL;
+        LG_TRY(lg_model_clone(v, &c, err));
+        lg_status st = lg_subgraph_set_io(c, 0, c->subgraphs[0].inputs, c->subgraphs[0].n_inputs, &yt, 1, err);
+        if (st != LG_OK) {
+            lg_model_free(c);
+            return st;
+        }
+        *out = c;
+        return LG_OK;
+    }
+    if (w->mt.kind == LG_FP16_GLOBAL_REDUCE || yt >= 0 || w->x_in < 0) return LG_OK;
     int32_t mu = output_with(w, sg, ROLE_MU), d = output_with(w, sg, ROLE_D), r = output_with(w, sg, ROLE_R);
     if (r < 0) r = output_with(w, sg, ROLE_INV);
     int32_t s = output_with(w, sg, ROLE_C);

@@ -391,7 +391,8 @@ static bool finish_norm(const fm *f, lgp_fp16_match *mt) {
     const lg_tensor *x = tp(f, mt->x);
     mt->extent = extent_of(x, mt->axes);
     if (mt->centered) {
-        mt->kind = mt->axes == 1u << (x->rank - 1) ? LG_FP16_LAYER_NORM : LG_FP16_INSTANCE_NORM;
+        /* one axis: a layer norm (the last axis, or NCHW's channels); several: instance/group */
+        mt->kind = (mt->axes & (mt->axes - 1)) == 0 ? LG_FP16_LAYER_NORM : LG_FP16_INSTANCE_NORM;
     } else {
         mt->kind = mt->sum ? LG_FP16_L2_NORM : LG_FP16_RMS_NORM;
     }

@@ -24,7 +24,8 @@
  * S a power of two makes every scaling exact in fp32 (and in half, above its subnormals): each
  * value of the scaled domain is the original's times 2^-k bit for bit, each sum rounds the same
  * way, and the output is the original's bit for bit (up to the final product/division). The
- * reductions keep the original's axes; with LG_FP16_FIX_TWO_STAGE (the harden-fp16-split pass)
+ * means and sums keep the original's axes (the max is single-axis: exact in any order); with
+ * LG_FP16_FIX_TWO_STAGE (the harden-fp16-split pass)
  * each reduction over several axes becomes a chain of single-axis ones (innermost first), the
  * seed's "two-stage means" (NAFNet, MODNet). That changes the fp32 summation order, so its fp32
  * parity is bounded by the original's own summation error (about sqrt(n) ulps of a sum of n
@@ -115,7 +116,8 @@ static lg_status reduce_chain(rw *w, int32_t code, int32_t x, const int32_t *sha
     int32_t cur = x, sh[LG_MAX_RANK];
     uint32_t r = rank;
     memcpy(sh, shape, rank * sizeof sh[0]);
-    if (!w->split || !(mask & (mask - 1))) {
+    /* a max is exact in any order: always single-axis (no new multi-axis reduction at all) */
+    if ((!w->split && code != LG_OP_REDUCE_MAX) || !(mask & (mask - 1))) {
         int32_t axes[LG_MAX_RANK], na = 0, ax;
         uint32_t nr = 0;
         for (uint32_t d = 0; d < rank; d++) {

@@ -565,6 +565,18 @@ LG_TEST(fix_fp16_rmsnorm_274) {
         CHECK_EQ_INT(count_code(h.out, LG_OP_REDUCE_MAX), 1);
     }
     hardened_free(&h);
+    /* fp16 storage with fp32 arithmetic (f32_f16, the delegate's fusion emulated): the square
+       74000 is stored as a half (MEAN is not fused into its producer), inf, and fixed the same */
+    lg_harden_options o;
+    memset(&o, 0, sizeof o);
+    o.precision = LG_PREC_F32_F16;
+    h = harden_opt(m, LG_HARDEN_AUTO, x, &o);
+    if (h.out) {
+        CHECK_EQ_INT(h.rep->precision, LG_PREC_F32_F16);
+        CHECK(h.rep->items[0].hazard && h.rep->items[0].before.overflow && h.rep->items[0].rewritten);
+        CHECK(!h.rep->items[0].after.diverges && !h.rep->model_after.diverges);
+    }
+    hardened_free(&h);
     free(x);
     float *small = wave(8 * 256, 256, 1.0);
     expect_near_miss(m, small, 1);
@@ -737,7 +749,7 @@ LG_TEST(fix_fp16_instancenorm_256x256) {
         CHECK_EQ_INT(h.rep->items[0].extent, 65536);
         CHECK(h.rep->items[0].before.overflow);
         CHECK(h.rep->parity_exact_max_rel <= 1e-6 && h.rep->n_approx == 0);
-        CHECK_EQ_INT(count_code(h.out, LG_OP_REDUCE_MAX), 1);
+        CHECK_EQ_INT(count_code(h.out, LG_OP_REDUCE_MAX), 2); /* over W then H: exact in any order */
         CHECK_EQ_INT(count_code(h.out, LG_OP_MEAN), 2);
         /* Mali's multi-axis rule is left to the split (or the large-reduce pass) */
         CHECK(has_finding(m, LG_TARGET_MLDRIFT, "large-multi-axis-reduce"));
@@ -996,4 +1008,117 @@ LG_TEST(fix_fp16_conv_rescale_before_instancenorm) {
         free(x2);
         lg_model_free(m2);
     }
+}
+
+/* ------------------------------------------------------------------ interface and input sets */
+
+/* An ONNX LayerNormalization with its Mean and InvStdDev outputs used as graph outputs: every
+   output keeps its tensor and name; the statistics get their exact equivalents (mean_s * S,
+   rsqrt_s / S). */
+LG_TEST(fix_fp16_layernorm_statistics_as_outputs) {
+    lg_builder b;
+    lg_model *m = new_model(&b);
+    lg_dims full = LG_DIMS(1, 8, 256), st = LG_DIMS(1, 8, 1);
+    int32_t x = lg_b_tensor(&b, "x", LG_FLOAT32, full);
+    int32_t mu = reduce(&b, LG_OP_MEAN, x, LG_DIMS(2), true, st, "mean");
+    int32_t d = op2(&b, LG_OP_SUB, x, mu, full, "d");
+    int32_t sq = op2(&b, LG_OP_MUL, d, d, full, "sq");
+    int32_t var = reduce(&b, LG_OP_MEAN, sq, LG_DIMS(2), true, st, "var");
+    int32_t ve = op2(&b, LG_OP_ADD, var, scalar_c(&b, "eps", 1e-5f), st, "ve");
+    int32_t r = op2(&b, LG_OP_RSQRT, ve, -1, st, "inv_std");
+    int32_t y = op2(&b, LG_OP_MUL, d, r, full, "y");
+    lg_b_io(&b, LG_IDS(x), LG_IDS(y, mu, r));
+    CHECK_EQ_INT(b.status, LG_OK);
+    float *xv = wave(8 * 256, 256, 300.0);
+    hardened h = expect_fixed(m, xv, 0, LG_FP16_LAYER_NORM, LG_FP16_FIX_SAFE_NORM);
+    if (h.out) {
+        const lg_subgraph *o = &h.out->subgraphs[0];
+        CHECK_EQ_INT(o->n_outputs, 3);
+        CHECK_STR(o->tensors[o->outputs[1]].name, "mean");
+        CHECK_STR(o->tensors[o->outputs[2]].name, "inv_std");
+        /* the original statistics' ops are gone (nothing reads them): one MEAN of x, none of x^2 */
+        CHECK_EQ_INT(count_code(h.out, LG_OP_MEAN), 2);
+        CHECK_EQ_INT(count_code(h.out, LG_OP_RSQRT), 1);
+        /* hand check of the outputs in fp32: mean of a row of wave() and its inverse std */
+        lg_run_options ro;
+        memset(&ro, 0, sizeof ro);
+        lg_interp *it = NULL;
+        lg_error err;
+        if (lg_interp_create(h.out, &ro, &it, &err) == LG_OK) {
+            lg_tensor_view v;
+            lg_interp_input(it, 0, &v);
+            CHECK_OK(lg_interp_set_input(it, 0, LG_FLOAT32, xv, v.nbytes, &err), &err);
+            CHECK_OK(lg_interp_invoke(it, &err), &err);
+            for (int row = 0; row < 8; row++) {
+                double s1 = 0, s2 = 0;
+                for (int k = 0; k < 256; k++) s1 += xv[row * 256 + k];
+                double mean = s1 / 256;
+                for (int k = 0; k < 256; k++) s2 += (xv[row * 256 + k] - mean) * (xv[row * 256 + k] - mean);
+                lg_interp_output(it, 1, &v);
+                CHECK_NEAR(((const float *)v.data)[row], mean, 1e-4);
+                lg_interp_output(it, 2, &v);
+                CHECK_NEAR(((const float *)v.data)[row], 1.0 / sqrt(s2 / 256 + 1e-5), 1e-8);
+            }
+            lg_interp_free(it);
+        }
+    }
+    hardened_free(&h);
+    free(xv);
+    lg_model_free(m);
+}
+
+/* Several input sets (--calib): a match is hazardous when it is on any set. The first set is
+   harmless, the second overflows. */
+LG_TEST(fix_fp16_calibration_sets) {
+    lg_model *m = layernorm_model(16, 512, 1e-6f);
+    float *small = wave(16 * 512, 512, 1.0), *big = wave(16 * 512, 512, 175.0);
+    const float *set2[1] = {big};
+    const float *const *cases[1] = {set2};
+    lg_harden_options o;
+    memset(&o, 0, sizeof o);
+    o.cases = cases;
+    o.n_cases = 1;
+    hardened h = harden_opt(m, LG_HARDEN_AUTO, small, &o);
+    if (h.out) {
+        CHECK_EQ_INT(h.rep->n_cases, 2);
+        CHECK(h.rep->items[0].hazard && h.rep->items[0].rewritten);
+        CHECK(h.rep->items[0].before.overflow);
+        /* the whole-model figures are on the first set, harmless both before and after */
+        CHECK(!h.rep->model_before.diverges && !h.rep->model_after.diverges);
+        const float *in[1] = {big};
+        CHECK(!f16_verdict(m, in).pass);
+        CHECK(f16_verdict(h.out, in).pass);
+    }
+    hardened_free(&h);
+    /* the first set alone: nothing */
+    h = harden(m, LG_HARDEN_AUTO, small);
+    if (h.out) CHECK(same_ops(m, h.out));
+    hardened_free(&h);
+    free(small);
+    free(big);
+    lg_model_free(m);
+}
+
+/* No input given: the "random:1" fill (|x| < 1): a LayerNorm then has no hazard. Bad mode
+   and NULL arguments are refused with a message. */
+LG_TEST(fix_fp16_default_input_and_arguments) {
+    lg_model *m = layernorm_model(4, 64, 1e-5f);
+    hardened h = harden(m, LG_HARDEN_AUTO, NULL);
+    if (h.out) {
+        CHECK_EQ_INT(h.rep->n_items, 1);
+        CHECK(h.rep->items[0].before.measured && !h.rep->items[0].hazard);
+        CHECK(same_ops(m, h.out));
+    }
+    hardened_free(&h);
+    lg_model *out = NULL;
+    lg_harden_report *rep = NULL;
+    lg_error err;
+    CHECK_EQ_INT(lg_harden_fp16(m, (lg_harden_mode)7, NULL, &out, &rep, &err), LG_ERR_INVALID_ARG);
+    CHECK(out == NULL && rep == NULL && strstr(err.msg, "mode") != NULL);
+    CHECK_EQ_INT(lg_harden_fp16(NULL, LG_HARDEN_AUTO, NULL, &out, &rep, &err), LG_ERR_INVALID_ARG);
+    CHECK_STR(lg_harden_mode_name(LG_HARDEN_ALWAYS), "always");
+    CHECK_EQ_INT(lg_harden_mode_from_name("auto"), LG_HARDEN_AUTO);
+    CHECK_EQ_INT(lg_harden_mode_from_name("sometimes"), -1);
+    CHECK_STR(lg_fp16_pattern_name(LG_FP16_GLOBAL_REDUCE), "global-reduce");
+    lg_model_free(m);
 }
