@@ -145,7 +145,8 @@ void lg_pass_report_free(lg_pass_report *r);
                    rewritten norm equals the original bit for bit in fp32 (the runner proves it).
                    Limitation: a row of zero variance whose max|x| >= 8 gets eps / S^2 below the
                    smallest half, and 0 * inf = NaN in fp16 where the original gave 0; the gate
-                   sees it on inputs that have such rows.
+                   sees it on inputs that have such rows and then applies nothing (a clamp would
+                   avoid it but is not exact).
      sum-as-mean   a SUM as MEAN * n (times the constant that scales the SUM, when one does: the
                    mean an exporter wrote as SUM / n): the same fp32 sum inside, and the GPU's
                    MEAN scales each work-group thread's partial sum, so no half sum overflows.
@@ -167,8 +168,10 @@ void lg_pass_report_free(lg_pass_report *r);
                    measured and reported.
    auto rewrites a match only when it is hazardous, with the first of conv-rescale, (rescale +)
    safe-norm / sum-as-mean, (rescale +) split whose emulated output is within tolerance (or the
-   best one, if it lowers the error); always rewrites every match (the split with allow_approx);
-   off measures nothing and changes nothing. */
+   best one, if it lowers the error); always rewrites every match with the most thorough of
+   them (the split with allow_approx) unless that is worse on the inputs measured (the zero-
+   variance rows above); off measures nothing and changes nothing. The report says, per match,
+   what was measured and why it was (not) rewritten. */
 
 typedef enum lg_harden_mode { LG_HARDEN_OFF = 0, LG_HARDEN_AUTO = 1, LG_HARDEN_ALWAYS = 2 } lg_harden_mode;
 const char *lg_harden_mode_name(lg_harden_mode m); /* "off", "auto", "always" */

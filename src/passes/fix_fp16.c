@@ -61,7 +61,8 @@ static lg_status model_error(const lgp_fp16_gate *gt, const lg_model *m, lg_fp16
 static uint32_t count_ops(const lg_model *m) { return m->n_subgraphs ? m->subgraphs[0].n_ops : 0; }
 
 /* Apply the rewritten items to m through the runner (parity proved). */
-static lg_status apply_all(const lgp_fp16_gate *gt, const lgp_hazard *hz, uint32_t n, const lg_harden_options *o, lg_model **out,
+static lg_status apply_all(const lgp_fp16_gate *gt, const lgp_hazard *hz, uint32_t n, const lg_harden_options *o,
+                           lg_model **out,
                            lg_harden_report *rep, lg_error *err) {
     lgp_fp16_pick *picks = calloc(n ? n : 1, sizeof *picks);
     if (!picks) return lgi_fail(err, LG_ERR_NOMEM, "out of memory");
@@ -123,11 +124,13 @@ void lg_harden_report_free(lg_harden_report *r) {
 }
 
 lg_status lg_harden_fp16_opt(const lg_model *m, lg_harden_mode mode, const float *const *inputs,
-                             const lg_harden_options *opt, lg_model **out, lg_harden_report **rep_out, lg_error *err) {
+                             const lg_harden_options *opt, lg_model **out, lg_harden_report **rep_out,
+                             lg_error *err) {
     lgi_error_clear(err);
     if (!m || !out || !rep_out || !m->n_subgraphs)
         return lgi_fail(err, LG_ERR_INVALID_ARG, "lg_harden_fp16: NULL argument or no subgraph");
-    if ((unsigned)mode > LG_HARDEN_ALWAYS) return lgi_fail(err, LG_ERR_INVALID_ARG, "lg_harden_fp16: bad mode %d", (int)mode);
+    if ((unsigned)mode > LG_HARDEN_ALWAYS)
+        return lgi_fail(err, LG_ERR_INVALID_ARG, "lg_harden_fp16: bad mode %d", (int)mode);
     *out = NULL;
     *rep_out = NULL;
     lgp_fp16_gate gt;
@@ -141,7 +144,8 @@ lg_status lg_harden_fp16_opt(const lg_model *m, lg_harden_mode mode, const float
     gt.allow_approx = opt && opt->allow_approx;
     float **dflt = NULL;
     if (!inputs) {
-        if (!(dflt = default_inputs(m, err))) return err && err->status ? err->status : lgi_fail(err, LG_ERR_NOMEM, "out of memory");
+        if (!(dflt = default_inputs(m, err)))
+            return err && err->status ? err->status : lgi_fail(err, LG_ERR_NOMEM, "out of memory");
         inputs = (const float *const *)dflt;
     }
     uint32_t extra = opt ? opt->n_cases : 0;

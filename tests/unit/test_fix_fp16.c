@@ -1122,3 +1122,25 @@ LG_TEST(fix_fp16_default_input_and_arguments) {
     CHECK_STR(lg_fp16_pattern_name(LG_FP16_GLOBAL_REDUCE), "global-reduce");
     lg_model_free(m);
 }
+
+/* The safe norm's limit: a row of zero variance at |x| = 100 (S = 32). eps / S^2 = 1e-6 / 1024
+   is below the smallest half, so rsqrt(0 + 0) = inf and 0 * inf = NaN on that row, where the
+   original gave beta. The gate sees it on these inputs: neither auto nor always applies it. */
+LG_TEST(fix_fp16_zero_variance_row_refused) {
+    lg_model *m = layernorm_model(16, 512, 1e-6f);
+    float *x = wave(16 * 512, 512, 175.0);
+    for (int i = 0; i < 512; i++) x[3 * 512 + i] = 100.0f;
+    for (int mode = LG_HARDEN_AUTO; mode <= LG_HARDEN_ALWAYS; mode++) {
+        hardened h = harden(m, (lg_harden_mode)mode, x);
+        if (h.out) {
+            const lg_harden_item *it = &h.rep->items[0];
+            CHECK(it->hazard && !it->rewritten);
+            CHECK(it->after.measured && it->after.overflow);
+            CHECK(strstr(it->why, "zero variance") != NULL);
+            CHECK(same_ops(m, h.out));
+        }
+        hardened_free(&h);
+    }
+    free(x);
+    lg_model_free(m);
+}
