@@ -1144,3 +1144,50 @@ LG_TEST(fix_fp16_zero_variance_row_refused) {
     free(x);
     lg_model_free(m);
 }
+
+/* The passes on their own (the registry, no measurements): harden-fp16 rewrites every norm
+   exactly (no conv rescale: that needs a measured magnitude), and a second run finds nothing
+   (the rewritten form never matches again); harden-fp16-split takes the multi-axis ones. */
+LG_TEST(fix_fp16_registry_passes_alone) {
+    const lg_pass *exact = lg_pass_find("harden-fp16"), *split = lg_pass_find("harden-fp16-split");
+    CHECK(exact && exact->exact && split && !split->exact && split->bound > 1e-6);
+    if (!exact || !split) return;
+    lg_model *m = instnorm_model(32, 32, 2);
+    lg_pass_run_options o;
+    memset(&o, 0, sizeof o);
+    o.prove = true;
+    o.n_random = 2;
+    lg_model *a = NULL, *b = NULL, *c = NULL;
+    lg_pass_report *ra = NULL, *rb = NULL, *rc = NULL;
+    lg_error err;
+    CHECK_OK(lg_passes_run(m, &exact, 1, 4, &o, &a, &ra, &err), &err);
+    if (a) {
+        CHECK_EQ_INT(ra->passes[0].delta.applied, 1);
+        CHECK(ra->passes[0].parity_measured && ra->passes[0].max_rel <= 1e-6);
+        CHECK_OK(lg_passes_run(a, &exact, 1, 4, &o, &b, &rb, &err), &err);
+        if (b) {
+            CHECK_EQ_INT(rb->passes[0].delta.applied, 0);
+            CHECK(same_ops(a, b));
+        }
+    }
+    CHECK_OK(lg_passes_run(m, &split, 1, 4, &o, &c, &rc, &err), &err);
+    if (c) {
+        CHECK_EQ_INT(rc->passes[0].delta.applied, 1);
+        CHECK(single_axis_reductions(c));
+        CHECK(rc->passes[0].max_rel <= split->bound);
+    }
+    lg_pass_report_free(ra);
+    lg_pass_report_free(rb);
+    lg_pass_report_free(rc);
+    lg_model_free(a);
+    lg_model_free(b);
+    lg_model_free(c);
+    /* a LayerNorm (one axis) is nothing for the split */
+    lg_model *ln = layernorm_model(4, 64, 1e-5f);
+    CHECK_OK(lg_passes_run(ln, &split, 1, 1, &o, &a, &ra, &err), &err);
+    if (a) CHECK(same_ops(ln, a));
+    lg_pass_report_free(ra);
+    lg_model_free(a);
+    lg_model_free(ln);
+    lg_model_free(m);
+}
