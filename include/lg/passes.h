@@ -24,6 +24,7 @@
 #ifndef LG_PASSES_H
 #define LG_PASSES_H
 
+#include "lg/compare.h"
 #include "lg/graph.h"
 #include "lg/lg.h"
 
@@ -41,6 +42,8 @@ typedef struct lg_pass_run_options {
                                  (default 16 MiB) ... */
     double fold_max_growth;   /* ... unless it is at most this times its inputs (default 4) */
     bool io_int32;            /* int64-to-int32 may retype INT64 graph inputs/outputs to INT32 */
+    const struct lgp_fp16_sel *fp16_sel; /* harden-fp16: the matches to rewrite and how (made by
+                                 lg_harden_fp16); NULL = every norm/reduce match, no conv rescale */
 } lg_pass_run_options;
 
 /* What one application of one pass did, accumulated by apply. */
@@ -124,6 +127,164 @@ lg_status lg_optimize(const lg_model *m, const lg_pass_run_options *opt, lg_mode
                       lg_pass_report **rep, lg_error *err);
 
 void lg_pass_report_free(lg_pass_report *r);
+
+/* ---------------------------------------------------------------- fp16 hardening
+
+   `fix --harden-fp16 auto|always|off` (issue #11). Every normalization and reduction pattern
+   of subgraph 0 is matched (src/passes/fix_fp16_match.c has the forms: our ONNX importer's, the
+   TF converter's keras LayerNorm, litert-torch's unfused batch norm E[x^2] - E[x]^2, ...):
+     layer-norm     mean over one axis (the last, or NCHW's channels), x - mean, its square, mean,
+                    + eps, RSQRT (or SQRT and DIV)
+     instance-norm  the same over several axes (InstanceNorm, GroupNorm over H, W)
+     rms-norm       x * rsqrt(mean(x^2) + eps), x / sqrt(...), x * (1 / sqrt(...))
+     l2-norm        L2_NORMALIZATION, x * rsqrt(max(sum(x^2), eps)), sqrt(sum(x^2)) (ScaleNorm)
+     global-reduce  a MEAN over several axes or a SUM of >= 1024 elements per value that is not
+                    part of a norm (squeeze-excite pools: LiteRT#9249's all-NaN SUM)
+
+   The gate runs litegpu's emulated GPU fp16 (lg/run.h, LG_PREC_F16 by default) against fp32 on
+   each match alone, fed with the fp32 values its inputs take in the whole model on the given
+   input(s), and judges the match's output(s) with lg_compare_precision / lg_judge: a hazard is
+   an inf/NaN born inside the pattern or a judge score above the tolerance. Statistics that
+   later ops read (the keras form's mean and rsqrt) are judged through the normalized tensor
+   they imply, (x - mean) * rsqrt.
+
+   The rewrites (src/passes/fix_fp16_rewrite.c), exact in real arithmetic:
+     safe-norm     SafeLayerNorm v2, the seed's Parakeet form: per row S, xs = x / S,
+                   mu = mean(xs), d = xs - mu, var = mean(d * d), y = d * rsqrt(var + eps / S^2),
+                   eps rescaled at run time so the maths is the original's:
+                       (S xs - S mu) / sqrt(S^2 var + eps) = (xs - mu) / sqrt(var + eps / S^2).
+                   No intermediate rebuilds the large variance: every value is O(1)..O(max|x|).
+                   RMS and L2 norms the same without the centring (the seed's SafeRMSNorm: scale
+                   before squaring). S is the seed's max(1, max|x| / 8) rounded up to a power of
+                   two, computed at run time as 2^(floor(log2(max(max|x|, 4))) - 2) (LOG, FLOOR,
+                   POW(0.5, k)): then |xs| <= 8 and every scaling is exact in fp32, so the
+                   rewritten norm equals the original bit for bit in fp32 (the runner proves it).
+                   Limitation: a row of zero variance whose max|x| >= 8 gets eps / S^2 below the
+                   smallest half, and 0 * inf = NaN in fp16 where the original gave 0; the gate
+                   sees it on inputs that have such rows and then applies nothing (a clamp would
+                   avoid it but is not exact).
+     sum-as-mean   a SUM as MEAN * n (times the constant that scales the SUM, when one does: the
+                   mean an exporter wrote as SUM / n): the same fp32 sum inside, and the GPU's
+                   MEAN scales each work-group thread's partial sum, so no half sum overflows.
+     conv-rescale  a CONV_2D / DEPTHWISE_CONV_2D / FULLY_CONNECTED (no activation or RELU) whose
+                   output only feeds the norm (through single-use RESHAPE/TRANSPOSE): weights and
+                   bias times 2^-k, k = round(log2(max|out| / 10)) from the measured output (the
+                   seed's TransformerNet fix), and the norm's eps times 2^-2k (2^-k for a clamp
+                   on the root): N_eps(x) = N_{eps/a^2}(x / a), a = 2^k, exactly, and powers of
+                   two scale without rounding, so the norm's output is unchanged bit for bit.
+                   FLOAT16 weights get the largest k <= the wanted one that keeps them exact
+                   (normal halves).
+     two-stage     (LG_FP16_FIX_TWO_STAGE, pass harden-fp16-split) every reduction over several
+                   axes as a chain of single-axis ones, innermost first (the seed's
+                   x.mean(3).mean(2); also removes Mali's large-multi-axis-reduce). Exact in real
+                   arithmetic, but it reorders fp32 sums: a sum of n terms then differs from the
+                   original's sequential one by about sqrt(n) ulps (5e-6 of the output at
+                   n = 65536), the original's own fp32 error. So the split pass is declared
+                   approximate (bound 1e-4) and applied only with allow_approx; otherwise it is
+                   measured and reported.
+   auto rewrites a match only when it is hazardous, with the first of conv-rescale, (rescale +)
+   safe-norm / sum-as-mean, (rescale +) split whose emulated output is within tolerance (or the
+   best one, if it lowers the error); always rewrites every match with the most thorough of
+   them (the split with allow_approx) unless that is worse on the inputs measured (the zero-
+   variance rows above); off measures nothing and changes nothing. The report says, per match,
+   what was measured and why it was (not) rewritten. */
+
+typedef enum lg_harden_mode { LG_HARDEN_OFF = 0, LG_HARDEN_AUTO = 1, LG_HARDEN_ALWAYS = 2 } lg_harden_mode;
+const char *lg_harden_mode_name(lg_harden_mode m); /* "off", "auto", "always" */
+int lg_harden_mode_from_name(const char *s);       /* -1 if unknown */
+
+typedef enum lg_fp16_pattern {
+    LG_FP16_LAYER_NORM = 0,
+    LG_FP16_INSTANCE_NORM,   /* a centred norm over several axes */
+    LG_FP16_RMS_NORM,
+    LG_FP16_L2_NORM,
+    LG_FP16_GLOBAL_REDUCE,
+    LG_FP16_PATTERN_COUNT
+} lg_fp16_pattern;
+const char *lg_fp16_pattern_name(lg_fp16_pattern k); /* "layer-norm", ... */
+
+/* What a rewrite does (bits). */
+enum {
+    LG_FP16_FIX_SAFE_NORM = 1u << 0,    /* SafeLayerNorm v2 / SafeRMSNorm / safe L2 (exact) */
+    LG_FP16_FIX_TWO_STAGE = 1u << 1,    /* reductions over several axes as single-axis chains
+                                           (exact in real arithmetic; fp32: approximate, see above) */
+    LG_FP16_FIX_CONV_RESCALE = 1u << 2, /* the producing conv's weights and bias times 2^-k (exact) */
+    LG_FP16_FIX_SUM_AS_MEAN = 1u << 3   /* a SUM as MEAN * n (exact) */
+};
+
+/* The emulated error of a pattern's output(s) against fp32 (the worst output). */
+typedef struct lg_fp16_error {
+    bool measured;
+    bool overflow;           /* inf/NaN in the emulated output where fp32 is finite */
+    bool diverges;           /* the judge fails it (overflow, or score above the tolerance) */
+    double score;            /* lg_verdict.score: rms error / the output's std (INFINITY: inf/NaN) */
+    double severity;         /* score / tolerance */
+    double max_abs;          /* over the values finite on both sides (INFINITY with inf/NaN) */
+    double pearson;          /* NaN when undefined */
+} lg_fp16_error;
+
+#define LG_HARDEN_MAX_OPS 48
+
+typedef struct lg_harden_item {
+    lg_fp16_pattern kind;
+    uint32_t ops[LG_HARDEN_MAX_OPS]; uint32_t n_ops; /* the pattern's ops (input model indices) */
+    int32_t anchor_op;       /* the op the match is anchored at (RSQRT, SQRT, L2_NORMALIZATION, MEAN, SUM) */
+    int32_t input;           /* the tensor normalized/reduced (input model) */
+    int32_t output;          /* the pattern's result: the normalized tensor, or the reduction */
+    char output_name[64];
+    uint32_t axes;           /* bit d: dimension d of the input is reduced */
+    int64_t extent;          /* elements reduced into each value */
+    double input_max_abs;    /* fp32 max |input| over the cases (NaN when not measured) */
+    int32_t conv_op;         /* the conv that may be rescaled (-1: none) */
+    int32_t conv_shift;      /* k: weights and bias times 2^-k (0: not rescaled) */
+    lg_fp16_error before;    /* the pattern as it is */
+    lg_fp16_error after;     /* the pattern rewritten as `fix` says (measured whether applied or not) */
+    bool hazard;             /* before: an inf/NaN born inside, or the judge fails the output */
+    bool rewritten;
+    unsigned fix;            /* LG_FP16_FIX_* of the rewrite measured in `after` (and applied if rewritten) */
+    char why[200];           /* why it was (not) rewritten */
+} lg_harden_item;
+
+typedef struct lg_harden_report {
+    lg_harden_mode mode;
+    lg_precision precision;  /* the emulated precision (f16 by default) */
+    uint32_t n_cases;        /* input sets measured */
+    lg_harden_item *items; uint32_t n_items;
+    uint32_t n_hazards, n_rewritten;
+    lg_fp16_error model_before, model_after; /* the worst graph output of the whole model (first case) */
+    uint32_t ops_before, ops_after;
+    bool parity_measured;    /* the runner's fp32 proof of the rewritten model (golden = the first case) */
+    uint32_t parity_cases;
+    double parity_max_abs, parity_max_rel;  /* the worst after the exact and the split pass */
+    double parity_exact_max_rel;            /* after the exact pass alone (bound 1e-6) */
+    uint32_t n_approx;       /* rewritten items with LG_FP16_FIX_TWO_STAGE (parity bound 1e-4) */
+} lg_harden_report;
+
+typedef struct lg_harden_options {
+    lg_precision precision;  /* LG_PREC_F16 (default when LG_PREC_F32 is given) or LG_PREC_F32_F16 */
+    double tol, floor;       /* the judge (0: LG_JUDGE_TOL, LG_JUDGE_FLOOR) */
+    /* more input sets (e.g. `--calib DIR`): cases[k][i] is input i of set k; a match is
+       hazardous when it is on any set, its error is the worst over the sets */
+    const float *const *const *cases; uint32_t n_cases;
+    bool allow_approx;       /* may apply the two-stage split (exact in real arithmetic, but it reorders
+                                fp32 sums: proved to 1e-4, not 1e-6); otherwise it is measured and
+                                reported only */
+    uint32_t n_random;       /* random inputs of the parity proof after the golden one (default 2) */
+    uint64_t seed;
+    int threads;
+} lg_harden_options;
+
+/* Harden m for fp16 (a copy; m is not changed). inputs[i] is float32 data of input i (NULL: the
+   "random:1" fill, uniform in [-1, 1), as `compare` uses). On success *out is the rewritten
+   model (m unchanged in structure when nothing was rewritten) and *rep the report (free with
+   lg_harden_report_free). Errors: a model the interpreter cannot run (LG_ERR_UNSUPPORTED), a
+   rewrite that breaks fp32 parity (LG_ERR_INTERNAL: a bug). */
+lg_status lg_harden_fp16(const lg_model *m, lg_harden_mode mode, const float *const *inputs,
+                         lg_model **out, lg_harden_report **rep, lg_error *err);
+lg_status lg_harden_fp16_opt(const lg_model *m, lg_harden_mode mode, const float *const *inputs,
+                             const lg_harden_options *opt, lg_model **out, lg_harden_report **rep,
+                             lg_error *err);
+void lg_harden_report_free(lg_harden_report *r);
 
 #ifdef __cplusplus
 }
