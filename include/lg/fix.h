@@ -43,6 +43,10 @@ typedef struct lg_fix_options {
                                   of the model's contract) */
     const char *const *passes; /* more passes to run once, by name (e.g. "pow-to-mul") */
     uint32_t n_passes;
+    lg_harden_mode harden;     /* fp16 hardening after the rule passes (0 = LG_HARDEN_OFF;
+                                  the CLI's default is auto) */
+    const float *const *const *cases; /* more input sets for hardening (--calib) */
+    uint32_t n_cases;
 } lg_fix_options;
 
 /* One rewrite: a pass applied at one op. */
@@ -87,6 +91,9 @@ typedef struct lg_fix_report {
     char parity_note[160];
     uint32_t n_cases;
     double max_abs, max_rel, min_pearson;
+    /* fp16 hardening (NULL when off); harden_note says why it did not run, if it did not */
+    lg_harden_report *harden;
+    char harden_note[160];
 } lg_fix_report;
 
 /* Fix m for the target. On success *out is the fixed model (always a new model; m is not

@@ -228,6 +228,38 @@ static lg_status fix_loop(const lg_model *m, const lg_fix_options *o, lg_model *
     return LG_OK;
 }
 
+/* fp16 hardening of *cur (after the rule passes): rewritten norms replace it. A model the
+   interpreter cannot run is not hardened (said in harden_note), not an error. */
+static lg_status harden(const lg_fix_options *o, lg_model **cur, lg_fix_report *rep, lg_error *err) {
+    lg_harden_options ho;
+    memset(&ho, 0, sizeof ho);
+    ho.allow_approx = o->allow_approx;
+    ho.cases = o->cases;
+    ho.n_cases = o->n_cases;
+    ho.n_random = o->n_random ? o->n_random : 2;
+    ho.seed = o->seed;
+    ho.threads = o->threads;
+    lg_model *h = NULL;
+    lg_error e2;
+    lg_status st = lg_harden_fp16_opt(*cur, o->harden, o->golden, &ho, &h, &rep->harden, &e2);
+    if (st == LG_ERR_UNSUPPORTED) {
+        snprintf(rep->harden_note, sizeof rep->harden_note, "not hardened: %.140s", e2.msg);
+        return LG_OK;
+    }
+    if (st != LG_OK) {
+        if (err) *err = e2;
+        return st;
+    }
+    if (rep->harden->n_rewritten) {
+        lg_model_free(*cur);
+        *cur = h;
+        rep->ops_after = n_ops0(h);
+    } else {
+        lg_model_free(h);
+    }
+    return LG_OK;
+}
+
 lg_status lg_fix(const lg_model *m, const lg_fix_options *opt, lg_model **out,
                  lg_fix_report **rep_out, lg_error *err) {
     lgi_error_clear(err);
@@ -259,6 +291,7 @@ lg_status lg_fix(const lg_model *m, const lg_fix_options *opt, lg_model **out,
     lg_pass_report *last = NULL;
     if (st == LG_OK) st = fix_loop(m, &o, &cur, rep, &last, err);
     if (st == LG_OK && !cur) st = lg_model_clone(m, &cur, err);
+    if (st == LG_OK && o.harden != LG_HARDEN_OFF) st = harden(&o, &cur, rep, err);
     if (st == LG_OK) st = run_check(cur, &o, &cr, err);
     if (st == LG_OK) {
         rep->blockers_after = cr->n_blockers;
@@ -270,7 +303,7 @@ lg_status lg_fix(const lg_model *m, const lg_fix_options *opt, lg_model **out,
     lg_check_report_free(cr);
     lg_pass_report_free(last);
     if (st == LG_OK) {
-        if (rep->n_steps)
+        if (rep->n_steps || (rep->harden && rep->harden->n_rewritten))
             parity(m, cur, &o, rep);
         else
             snprintf(rep->parity_note, sizeof rep->parity_note, "nothing changed");
@@ -287,6 +320,7 @@ lg_status lg_fix(const lg_model *m, const lg_fix_options *opt, lg_model **out,
 
 void lg_fix_report_free(lg_fix_report *r) {
     if (!r) return;
+    lg_harden_report_free(r->harden);
     free(r->steps);
     free(r->rewrites);
     free(r->left);

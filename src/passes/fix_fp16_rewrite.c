@@ -596,10 +596,10 @@ static lg_status split_apply(lg_pass_ctx *c, const lg_graph *g, uint32_t op) { r
 const lg_pass lgp_harden_fp16 = {
     "harden-fp16",
     "fp16-safe norms and reductions: SafeLayerNorm v2, SafeRMSNorm, SUM as MEAN, conv rescale (bit-exact scaling)",
-    {NULL}, true, 0, exact_match, exact_apply};
+    {NULL}, true, 0, exact_match, exact_apply, false};
 
 const lg_pass lgp_harden_fp16_split = {
     "harden-fp16-split",
     "harden-fp16 with multi-axis reductions as single-axis chains (two-stage means; exact in real "
     "arithmetic, fp32 summation order changes)",
-    {NULL}, false, LGP_FP16_SPLIT_BOUND, split_match, split_apply};
+    {NULL}, false, LGP_FP16_SPLIT_BOUND, split_match, split_apply, true};

@@ -3,6 +3,7 @@
    could be fixed), 2 error. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "json.h"
@@ -20,6 +21,7 @@ typedef struct fix_args {
     bool split, warnings, io_int32;
     const char *passes[32];
     int n_passes;
+    const char *harden, *calib;
     const char *inputs[64];
     int n_inputs;
     bool json, force, allow_approx, no_prove;
@@ -28,6 +30,81 @@ typedef struct fix_args {
 static const char *code_name(int32_t code) {
     const char *n = lg_builtin_name(code);
     return n ? n : "?";
+}
+
+static void f16err_text(const lg_fp16_error *e) {
+    if (!e->measured) printf("n/a");
+    else if (e->overflow) printf("inf/NaN");
+    else printf("%.3g", e->score);
+}
+
+static void harden_text(const lg_harden_report *h) {
+    printf("fp16 hardening (%s, emulated %s, %u input set%s): %u pattern%s, %u hazardous, %u rewritten",
+           lg_harden_mode_name(h->mode), lg_precision_name(h->precision), h->n_cases, h->n_cases == 1 ? "" : "s",
+           h->n_items, h->n_items == 1 ? "" : "s", h->n_hazards, h->n_rewritten);
+    if (h->n_rewritten) {
+        printf("; worst output f16 score ");
+        f16err_text(&h->model_before);
+        printf(" -> ");
+        f16err_text(&h->model_after);
+    }
+    putchar('\n');
+    for (uint32_t i = 0; i < h->n_items; i++) {
+        const lg_harden_item *it = &h->items[i];
+        printf("  %s at op %d \"%s\" over %lld values: f16 score ", lg_fp16_pattern_name(it->kind), it->anchor_op,
+               it->output_name, (long long)it->extent);
+        f16err_text(&it->before);
+        printf(" -> ");
+        f16err_text(&it->after);
+        printf(": %s%s%s\n", it->rewritten ? "rewritten" : "left", it->why[0] ? "; " : "", it->why);
+    }
+}
+
+static void f16err_json(json_w *j, const char *key, const lg_fp16_error *e) {
+    json_key(j, key);
+    if (!e->measured) {
+        json_null(j);
+        return;
+    }
+    json_obj_open_flat(j);
+    json_key_bool(j, "overflow", e->overflow);
+    json_key_bool(j, "diverges", e->diverges);
+    json_key_double(j, "score", e->score);
+    json_key_double(j, "max_abs", e->max_abs);
+    json_key_double(j, "pearson", e->pearson);
+    json_obj_close(j);
+}
+
+static void harden_json(json_w *j, const lg_harden_report *h) {
+    json_key(j, "harden");
+    json_obj_open(j);
+    json_key_str(j, "mode", lg_harden_mode_name(h->mode));
+    json_key_str(j, "precision", lg_precision_name(h->precision));
+    json_key_uint(j, "n_cases", h->n_cases);
+    json_key_uint(j, "n_patterns", h->n_items);
+    json_key_uint(j, "n_hazards", h->n_hazards);
+    json_key_uint(j, "n_rewritten", h->n_rewritten);
+    f16err_json(j, "before", &h->model_before);
+    f16err_json(j, "after", &h->model_after);
+    json_key(j, "patterns");
+    json_arr_open(j);
+    for (uint32_t i = 0; i < h->n_items; i++) {
+        const lg_harden_item *it = &h->items[i];
+        json_obj_open(j);
+        json_key_str(j, "pattern", lg_fp16_pattern_name(it->kind));
+        json_key_int(j, "op", it->anchor_op);
+        json_key_str(j, "tensor", it->output_name);
+        json_key_int(j, "extent", it->extent);
+        json_key_double(j, "input_max_abs", it->input_max_abs);
+        f16err_json(j, "before", &it->before);
+        f16err_json(j, "after", &it->after);
+        json_key_bool(j, "hazard", it->hazard);
+        json_key_bool(j, "rewritten", it->rewritten);
+        json_key_str(j, "why", it->why);
+        json_obj_close(j);
+    }
+    json_arr_close(j);
+    json_obj_close(j);
 }
 
 static void json_parity(json_w *j, bool measured, uint32_t n, double max_abs, double max_rel,
@@ -130,6 +207,7 @@ static int print_json(const fix_args *a, const lg_fix_report *r, size_t size, co
         json_obj_close(&j);
     }
     json_arr_close(&j);
+    if (r->harden) harden_json(&j, r->harden);
     if (sp) cli_split_json(&j, sp, split_path);
     json_obj_close(&j);
     return json_finish(&j);
@@ -175,6 +253,8 @@ static int print_text(const fix_args *a, const lg_fix_report *r, size_t size, co
         }
         if (total > shown) printf("      ... and %u more (--json lists every site)\n", total - shown);
     }
+    if (r->harden) harden_text(r->harden);
+    else if (r->harden_note[0]) printf("fp16 hardening: %s\n", r->harden_note);
     if (r->parity_measured)
         printf("parity against the original: max abs %.3g, max %.3g of output magnitude, min Pearson %.9g over %u inputs\n",
                r->max_abs, r->max_rel, r->min_pearson, r->n_cases);
@@ -243,6 +323,24 @@ static int load(const char *path, lg_model **m) {
     return CLI_OK;
 }
 
+/* --calib DIR: input sets for the fp16 hardening gate (cli_calib_load's layout). */
+static int load_calib(const fix_args *a, const lg_model *m, cli_calib *cal) {
+    lg_interp *it = NULL;
+    lg_run_options ro;
+    memset(&ro, 0, sizeof ro);
+    lg_error err;
+    if (lg_interp_create(m, &ro, &it, &err) != LG_OK) return cli_lib_error(a->model, &err);
+    uint32_t n = lg_interp_n_inputs(it);
+    lg_tensor_view *views = calloc(n ? n : 1, sizeof *views);
+    int rc = views ? 0 : cli_error("out of memory");
+    for (uint32_t i = 0; !rc && i < n; i++) lg_interp_input(it, i, &views[i]);
+    if (!rc) rc = cli_calib_load(views, n, a->calib, 4096, cal);
+    if (!rc && isatty(2)) fprintf(stderr, "fix: %u calibration input set(s) from %s\n", cal->n, a->calib);
+    free(views);
+    lg_interp_free(it);
+    return rc;
+}
+
 /* --outputs T1,T2,...: the model cut at those tensors. */
 static int cut(const fix_args *a, lg_model **m) {
     char buf[4096];
@@ -293,6 +391,8 @@ int cmd_fix(const cli_verb *v, int argc, char **argv) {
         {"--warnings", NULL, &a.warnings, NULL, NULL, NULL, 0},
         {"--io-int32", NULL, &a.io_int32, NULL, NULL, NULL, 0},
         {"--pass", NULL, NULL, NULL, a.passes, &a.n_passes, 32},
+        {"--harden-fp16", NULL, NULL, &a.harden, NULL, NULL, 0},
+        {"--calib", NULL, NULL, &a.calib, NULL, NULL, 0},
         {"--outputs", NULL, NULL, &a.outputs, NULL, NULL, 0},
         {"--no-prove", NULL, &a.no_prove, NULL, NULL, NULL, 0},
         {"--force", NULL, &a.force, NULL, NULL, NULL, 0},
@@ -325,6 +425,12 @@ int cmd_fix(const cli_verb *v, int argc, char **argv) {
     o.io_int32 = a.io_int32;
     o.passes = a.passes;
     o.n_passes = (uint32_t)a.n_passes;
+    o.harden = LG_HARDEN_AUTO;
+    if (a.harden) {
+        int hm = lg_harden_mode_from_name(a.harden);
+        if (hm < 0) return cli_usage_error(v, "--harden-fp16 takes auto, always or off");
+        o.harden = (lg_harden_mode)hm;
+    }
     o.no_prove = a.no_prove;
     o.n_random = 2;
     o.seed = 1;
@@ -342,12 +448,18 @@ int cmd_fix(const cli_verb *v, int argc, char **argv) {
     lg_model *fixed = NULL;
     lg_fix_report *rep = NULL;
     lg_error err;
+    cli_calib cal;
+    memset(&cal, 0, sizeof cal);
     rc = golden_inputs(&a, m, &in, &have);
+    if (rc == CLI_OK && a.calib) rc = load_calib(&a, m, &cal);
     if (rc == CLI_OK) {
         if (have) o.golden = (const float *const *)in.data;
+        o.cases = cal.ptrs;
+        o.n_cases = cal.n;
         if (lg_fix(m, &o, &fixed, &rep, &err) != LG_OK) rc = cli_lib_error(a.model, &err);
     }
     cli_inputs_free(&in);
+    cli_calib_free(&cal);
     if (rc != CLI_OK) {
         lg_model_free(m);
         return rc;

@@ -50,7 +50,8 @@ static const cli_verb verbs[] = {
     {"fix", cmd_fix,
      "Rewrite what check reports into what the GPU takes, proving every rewrite.",
      "litegpu fix MODEL -o OUT.tflite [--target mldrift|classic] [--gpu any|mali|adreno|webgpu] "
-     "[--input NAME=FILE.npy]... [--allow-approx] [--warnings] [--io-int32] [--pass NAME]... [--split] "
+     "[--input NAME=FILE.npy]... [--harden-fp16 auto|always|off] [--calib DIR] [--allow-approx] [--warnings] "
+     "[--io-int32] [--pass NAME]... [--split] "
      "[--outputs T1,T2,...] [--no-prove] [--force] [--json]",
      "Loops: check -> run every pass that removes a blocker found -> re-validate (every shape\n"
      "re-inferred) and prove fp32 parity against the model before the pass -> check again, until\n"
@@ -66,6 +67,12 @@ static const cli_verb verbs[] = {
      "  -t, --target T      mldrift (CompiledModel GPU, the default) or classic (GPU delegate)\n"
      "  --gpu G             the GPU family whose rules apply: any (default), mali, adreno, webgpu\n"
      "  -i, --input NAME=FILE.npy  the golden parity input (float inputs; others: the pattern fill)\n"
+     "  --harden-fp16 M     auto (default): norms and reductions whose emulated GPU fp16 output\n"
+     "                      overflows or diverges on the inputs get fp16-safe exact forms\n"
+     "                      (SafeLayerNorm v2, SafeRMSNorm, SUM as MEAN, conv rescale); always:\n"
+     "                      every match; off\n"
+     "  --calib DIR         input sets for the hardening gate: .npy files (one input), or one\n"
+     "                      subfolder per set holding NAME.npy per input\n"
      "  --allow-approx      also run approximate rewrites (each declares its error bound)\n"
      "  --warnings          also remove warnings (the field rules: PACK/SPLIT, align_corners...)\n"
      "  --io-int32          INT64 graph inputs/outputs may become INT32 (changes the contract)\n"

@@ -307,3 +307,97 @@ int cli_outdir_commit(cli_outdir *od) {
     cli_outdir_abort(od);
     return rc;
 }
+
+/* ---------------------------------------------------------------- calibration sets */
+
+static int name_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* The entries of dir (files ending .npy, or subfolders), sorted; *n of them. */
+static int list_dir(const char *dir, bool folders, char ***out, uint32_t *n, uint32_t max) {
+    DIR *d = opendir(dir);
+    if (!d) return cli_error("%s: cannot open the calibration folder: %s", dir, strerror(errno));
+    uint32_t cap = 16;
+    char **v = malloc(cap * sizeof *v);
+    *n = 0;
+    int rc = v ? 0 : cli_error("out of memory");
+    struct dirent *e;
+    while (!rc && (e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        char p[4096];
+        if ((size_t)snprintf(p, sizeof p, "%s/%s", dir, e->d_name) >= sizeof p) continue;
+        struct stat st;
+        if (stat(p, &st) != 0) continue;
+        size_t l = strlen(e->d_name);
+        bool want = folders ? S_ISDIR(st.st_mode) : (S_ISREG(st.st_mode) && l > 4 && strcmp(e->d_name + l - 4, ".npy") == 0);
+        if (!want) continue;
+        if (*n == max) { rc = cli_error("%s: more than %u calibration sets", dir, max); break; }
+        if (*n == cap) {
+            char **nv = realloc(v, (cap *= 2) * sizeof *v);
+            if (!nv) { rc = cli_error("out of memory"); break; }
+            v = nv;
+        }
+        if (!(v[*n] = strdup(e->d_name))) { rc = cli_error("out of memory"); break; }
+        (*n)++;
+    }
+    closedir(d);
+    if (!rc && *n == 0) rc = cli_error("%s: no calibration %s in it", dir, folders ? "subfolders (one per input set)" : ".npy files");
+    if (rc) {
+        for (uint32_t i = 0; v && i < *n; i++) free(v[i]);
+        free(v);
+        return CLI_ERROR;
+    }
+    qsort(v, *n, sizeof *v, name_cmp);
+    *out = v;
+    return 0;
+}
+
+void cli_calib_free(cli_calib *c) {
+    for (uint32_t i = 0; c->sets && i < c->n; i++) cli_inputs_free(&c->sets[i]);
+    free(c->sets);
+    free(c->ptrs);
+    free(c->names);
+    memset(c, 0, sizeof *c);
+}
+
+int cli_calib_load(const lg_tensor_view *views, uint32_t n_inputs, const char *dir, uint32_t max_sets,
+                   cli_calib *c) {
+    memset(c, 0, sizeof *c);
+    for (uint32_t i = 0; i < n_inputs; i++)
+        if (views[i].type != LG_FLOAT32) return cli_error("--calib: input %u \"%s\" is not float32", i, views[i].name ? views[i].name : "");
+    char **ents = NULL;
+    uint32_t n = 0;
+    if (list_dir(dir, n_inputs > 1, &ents, &n, max_sets)) return CLI_ERROR;
+    c->sets = calloc(n, sizeof *c->sets);
+    c->ptrs = calloc(n, sizeof *c->ptrs);
+    c->names = calloc(n, sizeof *c->names);
+    int rc = c->sets && c->ptrs && c->names ? 0 : cli_error("out of memory");
+    for (uint32_t k = 0; k < n && !rc; k++) {
+        snprintf(c->names[k], sizeof c->names[k], "%s", ents[k]);
+        char spec[64][4200];
+        const char *specs[64];
+        uint32_t ns = 0;
+        if (n_inputs == 1) {
+            snprintf(spec[0], sizeof spec[0], "0=%s/%s", dir, ents[k]);
+            specs[ns++] = spec[0];
+        } else {
+            for (uint32_t i = 0; i < n_inputs && i < 64; i++) {
+                char f[4096];
+                snprintf(f, sizeof f, "%s/%s/%s.npy", dir, ents[k], views[i].name ? views[i].name : "");
+                struct stat st;
+                if (stat(f, &st) != 0) snprintf(f, sizeof f, "%s/%s/%u.npy", dir, ents[k], i);
+                snprintf(spec[ns], sizeof spec[ns], "%u=%s", i, f);
+                specs[ns] = spec[ns];
+                ns++;
+            }
+        }
+        rc = cli_inputs_make_views(views, n_inputs, specs, (int)ns, "half", false, &c->sets[k]);
+        if (!rc) {
+            c->ptrs[k] = (const float *const *)c->sets[k].data;
+            c->n++;
+        }
+    }
+    for (uint32_t i = 0; i < n; i++) free(ents[i]);
+    free(ents);
+    if (rc) cli_calib_free(c);
+    return rc ? CLI_ERROR : 0;
+}

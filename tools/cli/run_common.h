@@ -28,6 +28,20 @@ int cli_inputs_set(lg_interp *it, const cli_inputs *in);
 int cli_inputs_set_chain(lg_chain *c, const cli_inputs *in);
 void cli_inputs_free(cli_inputs *in);
 
+/* ---- calibration sets (--calib DIR): for a model with one input, every .npy file in DIR is
+   one input set; with several inputs, every subfolder of DIR is one set holding NAME.npy per
+   input (by name or index: 0.npy). Sets in name order; at most max_sets. Each set's arrays are
+   checked like --input. Returns 0 or CLI_ERROR (printed). */
+typedef struct cli_calib {
+    cli_inputs *sets;
+    uint32_t n;
+    const float *const **ptrs; /* per set: its float data per input (for the library) */
+    char (*names)[256];        /* per set: the file or subfolder name */
+} cli_calib;
+int cli_calib_load(const lg_tensor_view *views, uint32_t n_inputs, const char *dir, uint32_t max_sets,
+                   cli_calib *c);
+void cli_calib_free(cli_calib *c);
+
 /* ---- output folders, made all at once: the files go into a temporary folder next to the
    target (".NAME.litegpu-XXXXXX", mode 0777 & ~umask), which becomes the target on commit.
    A run that fails leaves nothing behind (abort removes the temporary folder), so a retry is
