@@ -22,6 +22,7 @@ typedef struct fix_args {
     const char *passes[32];
     int n_passes;
     const char *harden, *calib;
+    bool list, markdown;
     const char *inputs[64];
     int n_inputs;
     bool json, force, allow_approx, no_prove;
@@ -323,6 +324,88 @@ static int load(const char *path, lg_model **m) {
     return CLI_OK;
 }
 
+static const char *exactness(const lg_pass *p) {
+    return p->exact ? "exact" : p->reorders ? "exact up to fp32 rounding order" : "approximate (--allow-approx)";
+}
+
+/* The rules and the passes that remove them (the README's fix table comes from this). */
+static int list_passes(bool md, bool as_json) {
+    uint32_t nr = 0;
+    const lg_rule_info *rules = lg_rules(&nr);
+    if (as_json) {
+        json_w j;
+        json_init(&j, stdout);
+        json_obj_open(&j);
+        json_key_str(&j, "verb", "fix");
+        json_key(&j, "model");
+        json_null(&j);
+        json_key_bool(&j, "ok", true);
+        json_key(&j, "passes");
+        json_arr_open(&j);
+        for (uint32_t i = 0; i < lg_pass_count(); i++) {
+            const lg_pass *p = lg_pass_at(i);
+            json_obj_open_flat(&j);
+            json_key_str(&j, "pass", p->name);
+            json_key_str(&j, "summary", p->summary);
+            json_key_bool(&j, "exact", p->exact);
+            json_key_bool(&j, "reorders_sums", p->reorders);
+            json_key_double(&j, "bound", p->exact ? 1e-6 : p->bound);
+            json_rules(&j, p->removes);
+            json_obj_close(&j);
+        }
+        json_arr_close(&j);
+        json_key(&j, "rules");
+        json_arr_open(&j);
+        for (uint32_t r = 0; r < nr; r++) {
+            const char *why = lg_fix_why(rules[r].id);
+            if (!why) continue;
+            json_obj_open_flat(&j);
+            json_key_str(&j, "rule", rules[r].id);
+            json_key_str(&j, "severity", lg_severity_name(rules[r].severity));
+            json_key_str(&j, "why", why);
+            json_obj_close(&j);
+        }
+        json_arr_close(&j);
+        json_obj_close(&j);
+        return json_finish(&j) ? cli_error("cannot write the report") : CLI_OK;
+    }
+    if (md) {
+        printf("| rule | passes that remove it | exact? | what they do not cover, and what to do instead |\n");
+        printf("|---|---|---|---|\n");
+    }
+    for (uint32_t r = 0; r < nr; r++) {
+        const char *id = rules[r].id, *why = lg_fix_why(id);
+        char passes[512] = "", ex[256] = "";
+        size_t lp = 0, le = 0;
+        for (uint32_t i = 0; i < lg_pass_count(); i++) {
+            const lg_pass *p = lg_pass_at(i);
+            bool hit = false;
+            for (uint32_t k = 0; k < 4 && p->removes[k]; k++) hit |= strcmp(p->removes[k], id) == 0;
+            if (!hit) continue;
+            lp += (size_t)snprintf(passes + lp, lp < sizeof passes ? sizeof passes - lp : 0, "%s%s%s%s", lp ? ", " : "",
+                                   md ? "`" : "", p->name, md ? "`" : "");
+            const char *e = p->exact ? "exact" : p->reorders ? "rounding order" : "approximate";
+            if (!strstr(ex, e))
+                le += (size_t)snprintf(ex + le, le < sizeof ex ? sizeof ex - le : 0, "%s%s", le ? ", " : "", e);
+        }
+        if (!why && !passes[0]) continue;
+        if (md)
+            printf("| `%s` (%s) | %s | %s | %s |\n", id, lg_severity_name(rules[r].severity), passes[0] ? passes : "none",
+                   ex[0] ? ex : "-", why ? why : "");
+        else
+            printf("%s (%s): %s%s%s\n    %s\n", id, lg_severity_name(rules[r].severity), passes[0] ? passes : "no pass",
+                   ex[0] ? "; " : "", ex, why ? why : "");
+    }
+    if (!md) {
+        printf("\npasses:\n");
+        for (uint32_t i = 0; i < lg_pass_count(); i++) {
+            const lg_pass *p = lg_pass_at(i);
+            printf("  %-34s %s: %s\n", p->name, exactness(p), p->summary);
+        }
+    }
+    return fflush(stdout) != 0 ? cli_error("cannot write the list") : CLI_OK;
+}
+
 /* --calib DIR: input sets for the fp16 hardening gate (cli_calib_load's layout). */
 static int load_calib(const fix_args *a, const lg_model *m, cli_calib *cal) {
     lg_interp *it = NULL;
@@ -393,6 +476,8 @@ int cmd_fix(const cli_verb *v, int argc, char **argv) {
         {"--pass", NULL, NULL, NULL, a.passes, &a.n_passes, 32},
         {"--harden-fp16", NULL, NULL, &a.harden, NULL, NULL, 0},
         {"--calib", NULL, NULL, &a.calib, NULL, NULL, 0},
+        {"--list", NULL, &a.list, NULL, NULL, NULL, 0},
+        {"--markdown", NULL, &a.markdown, NULL, NULL, NULL, 0},
         {"--outputs", NULL, NULL, &a.outputs, NULL, NULL, 0},
         {"--no-prove", NULL, &a.no_prove, NULL, NULL, NULL, 0},
         {"--force", NULL, &a.force, NULL, NULL, NULL, 0},
@@ -403,6 +488,11 @@ int cmd_fix(const cli_verb *v, int argc, char **argv) {
     int n_pos = 0;
     int rc = cli_parse(v, argc, argv, flags, pos, 1, &n_pos);
     if (rc >= 0) return rc;
+    if (a.list) {
+        if (n_pos || a.out) return cli_usage_error(v, "--list takes no MODEL or -o");
+        return list_passes(a.markdown, a.json);
+    }
+    if (a.markdown) return cli_usage_error(v, "--markdown goes with --list");
     if (n_pos != 1) return cli_usage_error(v, "missing MODEL");
     if (!a.out) return cli_usage_error(v, "missing -o OUT");
     a.model = pos[0];

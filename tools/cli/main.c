@@ -52,7 +52,7 @@ static const cli_verb verbs[] = {
      "litegpu fix MODEL -o OUT.tflite [--target mldrift|classic] [--gpu any|mali|adreno|webgpu] "
      "[--input NAME=FILE.npy]... [--harden-fp16 auto|always|off] [--calib DIR] [--allow-approx] [--warnings] "
      "[--io-int32] [--pass NAME]... [--split] "
-     "[--outputs T1,T2,...] [--no-prove] [--force] [--json]",
+     "[--outputs T1,T2,...] [--no-prove] [--force] [--json] | litegpu fix --list [--markdown|--json]",
      "Loops: check -> run every pass that removes a blocker found -> re-validate (every shape\n"
      "re-inferred) and prove fp32 parity against the model before the pass -> check again, until\n"
      "the model is ready or no pass changes anything. Prints each pass that rewrote something\n"
@@ -77,6 +77,9 @@ static const cli_verb verbs[] = {
      "  --warnings          also remove warnings (the field rules: PACK/SPLIT, align_corners...)\n"
      "  --io-int32          INT64 graph inputs/outputs may become INT32 (changes the contract)\n"
      "  --pass NAME         also run this pass once (e.g. pow-to-mul; repeatable)\n"
+     "  --list              list the rules, the passes that remove them, exact or not, and what\n"
+     "                      they do not cover; then every pass (no MODEL)\n"
+     "  --markdown          with --list: the rules as a Markdown table (the README's)\n"
      "  --split             when blockers remain: write the model as parts that each run wholly\n"
      "                      on the GPU or the CPU: OUT.tflite (the first GPU part), OUT.cpu.tflite\n"
      "                      (or .cpuK/.gpuK for more), and OUT.split.json naming the parts in run\n"
