@@ -87,6 +87,17 @@ lg_status lg_onnx_import(const lg_onnx_model *om, const lg_import_options *opt, 
 
 void lg_import_report_free(lg_import_report *r);
 
+/* The ONNX op types the importer lowers (ai.onnx domain), with the opsets it reads them at:
+   up to max entries into out, merged per op type, in name order; returns how many. The
+   forms refused inside a claimed op (DOUBLE/FLOAT16 tensors, parameters computed at run time,
+   training forms) are listed in the README. */
+#define LG_ONNX_MAX_OPSET 21
+typedef struct lg_onnx_claim {
+    const char *op_type;   /* static */
+    int min_opset, max_opset;
+} lg_onnx_claim;
+uint32_t lg_onnx_claimed_ops(lg_onnx_claim *out, uint32_t max);
+
 #ifdef __cplusplus
 }
 #endif

@@ -502,11 +502,43 @@ bool li_attr_is(const lg_onnx_node *n, const char *name, const char *s, const ch
     return lg_onnx_str_eq(a->s, s);
 }
 
+/* li_ops_gather before li_ops_reduce: its ArgMax/ArgMin (with select_last_index) win */
+static const li_op_entry *const op_tables[] = {li_ops_gather, li_ops_scatter, li_ops_elementwise, li_ops_conv,
+                                               li_ops_shape, li_ops_reduce, li_ops_resize, li_ops_index,
+                                               li_ops_grid, li_ops_einsum};
+
+/* The claimed (op type, opset range) pairs, merged per op type in name order, opsets capped
+   at LG_ONNX_MAX_OPSET. */
+uint32_t lg_onnx_claimed_ops(lg_onnx_claim *out, uint32_t max) {
+    uint32_t n = 0;
+    for (size_t t = 0; t < sizeof op_tables / sizeof op_tables[0]; t++)
+        for (const li_op_entry *e = op_tables[t]; e->op_type; e++) {
+            int lo = e->min_opset, hi = e->max_opset > LG_ONNX_MAX_OPSET ? LG_ONNX_MAX_OPSET : e->max_opset;
+            uint32_t k = 0;
+            while (k < n && strcmp(out[k].op_type, e->op_type) != 0) k++;
+            if (k < n) {
+                if (lo < out[k].min_opset) out[k].min_opset = lo;
+                if (hi > out[k].max_opset) out[k].max_opset = hi;
+                continue;
+            }
+            if (n == max) continue;
+            /* insertion in name order */
+            uint32_t at = n;
+            while (at > 0 && strcmp(out[at - 1].op_type, e->op_type) > 0) {
+                out[at] = out[at - 1];
+                at--;
+            }
+            out[at].op_type = e->op_type;
+            out[at].min_opset = lo;
+            out[at].max_opset = hi;
+            n++;
+        }
+    return n;
+}
+
 const li_op_entry *li_find_op(const char *op_type, uint32_t n, int64_t opset) {
-    /* li_ops_gather before li_ops_reduce: its ArgMax/ArgMin (with select_last_index) win */
-    const li_op_entry *const tables[] = {li_ops_gather, li_ops_scatter, li_ops_elementwise, li_ops_conv, li_ops_shape,
-                                         li_ops_reduce, li_ops_resize, li_ops_index, li_ops_grid, li_ops_einsum};
-    for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
+    const li_op_entry *const *tables = op_tables;
+    for (size_t t = 0; t < sizeof op_tables / sizeof op_tables[0]; t++)
         for (const li_op_entry *e = tables[t]; e->op_type; e++)
             if (strlen(e->op_type) == n && memcmp(e->op_type, op_type, n) == 0 &&
                 opset >= e->min_opset && opset <= e->max_opset)

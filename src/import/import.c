@@ -487,8 +487,9 @@ lg_status lg_onnx_import(const lg_onnx_model *om, const lg_import_options *opt, 
     lgi_error_clear(err);
     c.opset = model_opset(om);
     if (c.opset < 1) return lgi_fail(err, LG_ERR_UNSUPPORTED, "the model imports no ai.onnx opset");
-    if (c.opset > 21)
-        return lgi_fail(err, LG_ERR_UNSUPPORTED, "ai.onnx opset %lld (11 to 21 supported)", (long long)c.opset);
+    if (c.opset > LG_ONNX_MAX_OPSET)
+        return lgi_fail(err, LG_ERR_UNSUPPORTED, "ai.onnx opset %lld (1 to %d supported; torch exports 11 to 21)",
+                        (long long)c.opset, LG_ONNX_MAX_OPSET);
     c.rep = report_new(c.g, c.opset);
     if (!c.rep) return lgi_fail(err, LG_ERR_NOMEM, "out of memory (report)");
     c.skip = calloc(c.g->n_nodes + 1, 1);

@@ -102,9 +102,57 @@ static int print_result(bool as_json, const char *in, const char *out, size_t si
     return fflush(stdout) != 0 || ferror(stdout) ? -1 : 0;
 }
 
+/* convert --list-onnx-ops: the op types the importer claims, with their opsets. */
+static int list_onnx_ops(bool md, bool as_json) {
+    lg_onnx_claim ops[512];
+    uint32_t n = lg_onnx_claimed_ops(ops, 512);
+    if (as_json) {
+        json_w j;
+        json_init(&j, stdout);
+        json_obj_open(&j);
+        json_key_str(&j, "verb", "convert");
+        json_key(&j, "model");
+        json_null(&j);
+        json_key_bool(&j, "ok", true);
+        json_key_uint(&j, "n_ops", n);
+        json_key(&j, "ops");
+        json_arr_open(&j);
+        for (uint32_t i = 0; i < n; i++) {
+            json_obj_open_flat(&j);
+            json_key_str(&j, "op_type", ops[i].op_type);
+            json_key_int(&j, "min_opset", ops[i].min_opset);
+            json_key_int(&j, "max_opset", ops[i].max_opset);
+            json_obj_close(&j);
+        }
+        json_arr_close(&j);
+        json_obj_close(&j);
+        return json_finish(&j) ? cli_error("cannot write the list") : CLI_OK;
+    }
+    if (!md) {
+        for (uint32_t i = 0; i < n; i++) printf("%s %d-%d\n", ops[i].op_type, ops[i].min_opset, ops[i].max_opset);
+        return CLI_OK;
+    }
+    /* four (op, opsets) pairs per row: the README's table */
+    const int cols = 4;
+    for (int c = 0; c < cols; c++) printf("| op | opsets ");
+    printf("|\n");
+    for (int c = 0; c < cols; c++) printf("|---|---");
+    printf("|\n");
+    uint32_t rows = (n + cols - 1) / cols;
+    for (uint32_t r = 0; r < rows; r++) {
+        for (int c = 0; c < cols; c++) {
+            uint32_t i = r + (uint32_t)c * rows;
+            if (i < n) printf("| %s | %d-%d ", ops[i].op_type, ops[i].min_opset, ops[i].max_opset);
+            else printf("| | ");
+        }
+        printf("|\n");
+    }
+    return CLI_OK;
+}
+
 int cmd_convert(const cli_verb *v, int argc, char **argv) {
     bool as_json = false, force = false, external = false, optimize = false, no_prove = false;
-    bool nhwc_io = false, report = false;
+    bool nhwc_io = false, report = false, list_ops = false, markdown = false;
     const char *out = NULL, *weights = NULL;
     const char *shapes[64];
     int n_shapes = 0;
@@ -119,12 +167,19 @@ int cmd_convert(const cli_verb *v, int argc, char **argv) {
         {"--optimize", NULL, &optimize, NULL, NULL, NULL, 0},
         {"--no-prove", NULL, &no_prove, NULL, NULL, NULL, 0},
         {"--json", NULL, &as_json, NULL, NULL, NULL, 0},
+        {"--list-onnx-ops", NULL, &list_ops, NULL, NULL, NULL, 0},
+        {"--markdown", NULL, &markdown, NULL, NULL, NULL, 0},
         {NULL, NULL, NULL, NULL, NULL, NULL, 0},
     };
     const char *pos[1];
     int n_pos = 0;
     int rc = cli_parse(v, argc, argv, flags, pos, 1, &n_pos);
     if (rc >= 0) return rc;
+    if (list_ops) {
+        if (n_pos || out) return cli_usage_error(v, "--list-onnx-ops takes no IN or -o");
+        return list_onnx_ops(markdown, as_json);
+    }
+    if (markdown) return cli_usage_error(v, "--markdown goes with --list-onnx-ops");
     if (n_pos != 1) return cli_usage_error(v, "missing IN");
     if (!out) return cli_usage_error(v, "missing -o OUT");
     if (no_prove && !optimize) return cli_usage_error(v, "--no-prove goes with --optimize");

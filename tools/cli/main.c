@@ -21,7 +21,8 @@ static const cli_verb verbs[] = {
     {"convert", cmd_convert,
      "Read a model (.tflite or ONNX), validate it and write it as .tflite (atomically).",
      "litegpu convert IN.tflite|IN.onnx -o OUT.tflite [--input-shape NAME=D0,D1,...]... [--nhwc-io] "
-     "[--weights fp32|fp16] [--report] [--optimize [--no-prove]] [--force] [--external-buffers] [--json]",
+     "[--weights fp32|fp16] [--report] [--optimize [--no-prove]] [--force] [--external-buffers] [--json] | "
+     "litegpu convert --list-onnx-ops [--markdown|--json]",
      "Prints one line: wrote OUT (N bytes, sha256 ...). With --optimize, first one line per\n"
      "pass of the pipeline (fold-constants, remove-identities, merge-reshapes,\n"
      "cancel-transposes, remove-dead, sink-transposes): what it changed and its fp32 parity\n"
@@ -41,6 +42,8 @@ static const cli_verb verbs[] = {
      "  --nhwc-io               ONNX: rank-4 float inputs and outputs in NHWC instead of NCHW\n"
      "  --weights fp32|fp16     ONNX: store float weights as FLOAT16 + DEQUANTIZE (default fp32)\n"
      "  --report                ONNX: print every node's lowering (with --json: an \"import\" object)\n"
+     "  --list-onnx-ops         list the ONNX op types the importer lowers, with their opsets\n"
+     "  --markdown              with --list-onnx-ops: as a Markdown table (the README's)\n"
      "  --optimize              rewrite the graph with the exact passes above\n"
      "  --no-prove              with --optimize: skip the parity runs\n"
      "  --force                 replace OUT if it exists\n"
