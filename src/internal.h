@@ -72,11 +72,10 @@ struct lgi_model_priv {
     lgi_arena arena;
     lg_alloc_fn alloc;
     void *alloc_ud;
-    /* the mapping of the source file (lg_tflite_read_file) */
-    void *map_addr;
-    size_t map_len;
-    /* a malloc'ed copy of the file the model was read from (lg_model_clone), freed with it */
-    void *owned_buf;
+    /* the storage this model keeps alive (ir/store.c): its constant data blocks, the mapping
+       of the file it was read from, the image a clone was read from, and what it shares */
+    struct lgi_hold_ref *holds;
+    uint32_t n_holds, cap_holds;
     /* identity of the source file, so writers never overwrite it */
     int has_source;
     uint64_t src_dev, src_ino;
@@ -84,6 +83,45 @@ struct lgi_model_priv {
     /* builder capacities */
     uint32_t cap_subgraphs, cap_buffers, cap_opcodes, cap_metadata, cap_signatures;
 };
+
+/* ---- storage of constant data (ir/store.c)
+   Buffer data of LGI_BLOCK_MIN bytes or more that the builder copies gets a block of its own
+   (not the arena), so that compaction can give back what no buffer uses any more and a copy
+   of the model (lg_model_clone) can share the bytes instead of copying them. A hold is one
+   reference-counted range of memory: such a block, a file mapping (the reader), or a
+   malloc'ed image (a clone's). A model lists the holds it keeps alive; its buffers' data
+   point into them, into its arena, or into memory its caller keeps (lg_tflite_read_mem).
+   Constant data is never written in place (edits make new buffers), which is what makes
+   sharing safe. */
+#define LGI_BLOCK_MIN 4096
+typedef struct lgi_hold lgi_hold;
+typedef struct lgi_hold_ref {
+    lgi_hold *h;
+    uint64_t counted; /* bytes counted against this model's arena limit (its own blocks) */
+    uint8_t data_only; /* only buffer data points into it (not names): compaction may drop it */
+} lgi_hold_ref;
+/* A new block of size bytes (not zeroed) that m keeps; counted against the arena's limit
+   (arena.over_limit set when that is what failed). NULL on failure. */
+LG_INTERNAL uint8_t *lgi_block_new(lg_model *m, uint64_t size);
+/* m keeps [base, base + len) alive and releases it with itself: a mapping (munmap) or a
+   malloc'ed buffer (free). On failure (LG_ERR_NOMEM) the memory is NOT released. */
+LG_INTERNAL lg_status lgi_hold_map(lg_model *m, void *base, size_t len, lg_error *err);
+LG_INTERNAL lg_status lgi_hold_malloc(lg_model *m, void *base, size_t len, lg_error *err);
+/* Release every hold of m (lg_model_free). */
+LG_INTERNAL void lgi_holds_release(lg_model *m);
+/* The hold of m whose range contains [p, p + n), or NULL. idx: m's holds sorted by start
+   (lgi_holds_sorted: n_holds entries from the model's allocator, freed with
+   lgi_model_mfree(m, idx, n_holds * sizeof *idx)); NULL on allocation failure. */
+LG_INTERNAL lgi_hold_ref **lgi_holds_sorted(const lg_model *m);
+LG_INTERNAL lgi_hold_ref *lgi_hold_find(lgi_hold_ref *const *idx, uint32_t n, const void *p, uint64_t size);
+/* dst keeps h alive too (for buffer data dst shares with the model holding h); h must not
+   be among dst's holds yet. */
+LG_INTERNAL lg_status lgi_hold_share(lg_model *dst, lgi_hold *h, lg_error *err);
+/* Drop the data-only holds no buffer of m points into. scratch: lgi_holds_gc_scratch(m)
+   bytes from the model's allocator, allocated by the caller before it changes anything (so
+   that a failure changes nothing); the call itself never fails. */
+LG_INTERNAL size_t lgi_holds_gc_scratch(const lg_model *m);
+LG_INTERNAL void lgi_holds_gc(lg_model *m, void *scratch);
 
 /* Allocate a zeroed model with its arena. */
 LG_INTERNAL lg_status lgi_model_alloc(lg_alloc_fn alloc, void *ud, uint64_t limit, lg_model **out,

@@ -120,7 +120,10 @@ lg_status lg_subgraph_toposort(lg_model *m, uint32_t sg, bool *changed, lg_error
 
 /* Remove tensors no op, subgraph input/output or signature refers to, buffers no tensor or
    metadata refers to (buffer 0, the empty sentinel, stays; buffers shared between tensors
-   stay shared), and opcodes no op uses; renumber the rest in their old order. */
+   stay shared), and opcodes no op uses; renumber the rest in their old order. The memory
+   of constant data no buffer uses any more (the removed buffers', data replaced through
+   lg_buffer_set_data) is given back here: a pointer to such data taken before does not
+   survive the call. */
 typedef struct lg_compact_stats {
     uint32_t tensors_removed, buffers_removed, opcodes_removed;
 } lg_compact_stats;

@@ -12,14 +12,22 @@
  *     output), INT64 outputs a CAST back, nhwc_io outputs a TRANSPOSE.
  *  5. lg_optimize folds what is left and cancels inverse transposes; the op versions are the
  *     ones TFLite's converter assigns (check/op_version.c); fp16 weights; source metadata. */
+#define _DEFAULT_SOURCE /* madvise */
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "check/op_version.h"
 #include "import/import_impl.h"
+#include "io/onnx/wire.h" /* lg_onnx_priv: the reader's mapping of the .onnx */
 #include "lg/graph.h"
 #include "lg/passes.h"
 #include "util/half.h"
+
+/* Constant data let go while lowering and converting goes back in batches of this many bytes
+   (each batch one scan of the model): "memory while lowering" below. */
+#define RELEASE_BATCH ((uint64_t)1 << 20)
 
 /* ------------------------------------------------------------------ the report */
 
@@ -300,18 +308,69 @@ static lg_status set_versions(lg_model *m, lg_error *err) {
     return LG_OK;
 }
 
-/* Float constants with >= 16 elements: FLOAT16 constants + DEQUANTIZE (TFLite's fp16 form). */
+/* Float buffers weights_fp16 let go: their data goes back in batches of RELEASE_BATCH. */
+typedef struct fp16_drop {
+    uint32_t n_buffers;  /* the buffers before the conversion (the arrays' size) */
+    uint8_t *users;      /* tensors using each, at most 2 (metadata counts as 2) */
+    uint8_t *dropped;
+    uint64_t bytes;
+} fp16_drop;
+
+static void release_dropped(lg_model *m, fp16_drop *d) {
+    for (uint32_t b = 1; b < d->n_buffers; b++) {
+        if (!d->dropped[b]) continue;
+        m->buffers[b].data = NULL; /* no data vector: compaction removes the buffer */
+        m->buffers[b].size = 0;
+        d->dropped[b] = 0;
+    }
+    d->bytes = 0;
+    size_t n = lgi_holds_gc_scratch(m);
+    void *scratch = n ? lgi_model_malloc(m, n) : NULL;
+    if (scratch) {
+        lgi_holds_gc(m, scratch);
+        lgi_model_mfree(m, scratch, n);
+    }
+}
+
+/* Buffer fb no longer used by the tensor converted: let it go when no one else uses it. */
+static void drop_float(lg_model *m, fp16_drop *d, uint32_t fb) {
+    if (!d->users || fb == 0 || fb >= d->n_buffers || d->users[fb] != 1 || d->dropped[fb]) return;
+    d->dropped[fb] = 1;
+    d->bytes += m->buffers[fb].size;
+    if (d->bytes >= RELEASE_BATCH) release_dropped(m, d);
+}
+
+/* Float constants with >= 16 elements: FLOAT16 constants + DEQUANTIZE (TFLite's fp16 form).
+   A float buffer no other tensor uses is let go as we go, so that the peak is the fp32
+   weights and not fp32 + fp16 (without memory for the bookkeeping, compaction does it). */
 static lg_status weights_fp16(lg_model *m, uint32_t *n_done, lg_error *err) {
     *n_done = 0;
     uint32_t n_t = m->subgraphs[0].n_tensors;
-    for (uint32_t t = 0; t < n_t; t++) {
+    fp16_drop d = {m->n_buffers, calloc(m->n_buffers ? m->n_buffers : 1, 1),
+                   calloc(m->n_buffers ? m->n_buffers : 1, 1), 0};
+    if (!d.users || !d.dropped) {
+        free(d.users);
+        free(d.dropped);
+        d.users = d.dropped = NULL;
+    }
+    for (uint32_t t = 0; d.users && t < n_t; t++) {
+        uint32_t b = m->subgraphs[0].tensors[t].buffer;
+        if (b < d.n_buffers && d.users[b] < 2) d.users[b]++;
+    }
+    for (uint32_t i = 0; d.users && i < m->n_metadata; i++)
+        if (m->metadata[i].buffer < d.n_buffers) d.users[m->metadata[i].buffer] = 2;
+    lg_status st = LG_OK;
+    for (uint32_t t = 0; t < n_t && st == LG_OK; t++) {
         lg_tensor *x = &m->subgraphs[0].tensors[t];
         if (x->type != LG_FLOAT32 || !lg_tensor_is_const(m, 0, (int32_t)t)) continue;
         int64_t n = lg_tensor_numel(x);
         if (n < 16) continue;
         const lg_buffer *b = lg_tensor_buffer(m, x);
         uint16_t *h = malloc((size_t)n * 2);
-        if (!h) return lgi_fail(err, LG_ERR_NOMEM, "out of memory");
+        if (!h) {
+            st = lgi_fail(err, LG_ERR_NOMEM, "out of memory");
+            break;
+        }
         for (int64_t i = 0; i < n; i++) {
             float f;
             memcpy(&f, b->data + 4 * i, 4);
@@ -323,15 +382,21 @@ static lg_status weights_fp16(lg_model *m, uint32_t *n_done, lg_error *err) {
         int32_t shape[LG_MAX_RANK];
         uint32_t rank = x->rank;
         memcpy(shape, x->shape, rank * sizeof *shape);
-        lg_status st = lg_subgraph_add_const(m, 0, nm, LG_FLOAT16, shape, rank, h, (uint64_t)n * 2, &ht, err);
+        st = lg_subgraph_add_const(m, 0, nm, LG_FLOAT16, shape, rank, h, (uint64_t)n * 2, &ht, err);
         free(h);
-        LG_TRY(st);
+        if (st != LG_OK) break;
+        uint32_t fb = m->subgraphs[0].tensors[t].buffer;
         m->subgraphs[0].tensors[t].buffer = 0;
         int32_t out = (int32_t)t;
-        LG_TRY(lg_op_insert(m, 0, 0, LG_OP_DEQUANTIZE, NULL, 1, &ht, 1, &out, 1, LG_OPTS_NONE, NULL, err));
+        st = lg_op_insert(m, 0, 0, LG_OP_DEQUANTIZE, NULL, 1, &ht, 1, &out, 1, LG_OPTS_NONE, NULL, err);
+        if (st != LG_OK) break;
         (*n_done)++;
+        drop_float(m, &d, fb);
     }
-    return LG_OK;
+    if (st == LG_OK && d.bytes) release_dropped(m, &d);
+    free(d.users);
+    free(d.dropped);
+    return st;
 }
 
 static void json_str(char *buf, size_t cap, size_t *len, lg_onnx_str s) {
@@ -366,38 +431,226 @@ static lg_status record_source(li_ctx *c, lg_model *m) {
     return lg_model_add_metadata(m, "litegpu.source", buf, len, c->err);
 }
 
+/* ------------------------------------------------------------------ memory while lowering
+
+   The initializers are copied in as constants first (add_initializers). Most are read once,
+   by the lowering of the node using them, which builds the constant the op takes (a
+   convolution's weights in OHWI with the batch norm folded in) and leaves the copy unused.
+   Two things keep the peak near the size of the file instead of three times it:
+   - the pages of the mapped .onnx an initializer was copied from are given back at once
+     (MADV_DONTNEED on the reader's private read-only mapping of the file: its bytes stay
+     the file's, a later read faults them in again from the page cache);
+   - the copy is released once the last node reading the initializer is lowered, when no op
+     reads its tensor (a lowering that took it as it is keeps it) and no other value is bound
+     to it (Identity). This relies on lowerings reading the inputs of the node they lower and
+     of later nodes only (a batch norm folded into the conv before it, a GELU pattern), never
+     of nodes lowered before. Released in batches of RELEASE_BATCH bytes, each batch one scan
+     of the ops; compaction after the lowering releases whatever is left. */
+
+typedef struct li_mem {
+    uint32_t n_init;      /* tensors [0, n_init) are the initializers' constants */
+    int32_t *due;         /* per node: the first tensor whose last reader it is (-1: none) */
+    int32_t *next_due;    /* per tensor: the next one due at the same node */
+    int32_t *pending;     /* tensors due, not yet released */
+    uint32_t n_pending;
+    uint64_t pending_bytes;
+} li_mem;
+
+/* Give the pages wholly inside [p, p + n) of the mapped .onnx back (a hint: no error). */
+static void drop_onnx_pages(const lg_onnx_model *om, const void *p, uint64_t n) {
+#ifdef MADV_DONTNEED
+    const lg_onnx_priv *op = om->priv;
+    if (!op || !op->map_addr || !p || !n) return;
+    uintptr_t lo = (uintptr_t)op->map_addr, hi = lo + op->map_len, a = (uintptr_t)p;
+    if (a < lo || a > hi || n > hi - a) return; /* not in the model file's mapping */
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    if (!page || (page & (page - 1))) return;
+    uintptr_t s = (a + page - 1) & ~(page - 1), e = (uintptr_t)(a + n) & ~(page - 1);
+    if (e > s) madvise((void *)s, (size_t)(e - s), MADV_DONTNEED);
+#else
+    (void)om; (void)p; (void)n;
+#endif
+}
+
+static void drop_onnx_file(const lg_onnx_model *om) {
+    if (om->priv && om->priv->map_addr) drop_onnx_pages(om, om->priv->map_addr, om->priv->map_len);
+}
+
+static void mem_free(li_mem *mm) {
+    free(mm->due);
+    free(mm->next_due);
+    free(mm->pending);
+    memset(mm, 0, sizeof *mm);
+}
+
+/* Node i reads value name (directly, or in a graph attribute of node i): its constant is due
+   no earlier than after node i. */
+static void mem_use(li_ctx *c, uint32_t *last, uint32_t n_init, lg_onnx_str name, uint32_t i) {
+    const li_val *v = name.n ? li_find(c, name) : NULL;
+    if (v && v->t >= 0 && (uint32_t)v->t < n_init && (last[v->t] == UINT32_MAX - 1 || last[v->t] < i))
+        last[v->t] = i;
+}
+
+static void mem_uses_graph(li_ctx *c, uint32_t *last, uint32_t n_init, const lg_onnx_graph *g,
+                           uint32_t i, int depth) {
+    for (uint32_t k = 0; k < g->n_nodes; k++) {
+        const lg_onnx_node *n = &g->nodes[k];
+        for (uint32_t j = 0; j < n->n_inputs; j++) mem_use(c, last, n_init, n->inputs[j], i);
+        for (uint32_t a = 0; a < n->n_attrs && depth < 16; a++) {
+            const lg_onnx_attr *at = &n->attrs[a];
+            if (at->g) mem_uses_graph(c, last, n_init, at->g, i, depth + 1);
+            for (uint32_t q = 0; q < at->n_graphs; q++) mem_uses_graph(c, last, n_init, &at->graphs[q], i, depth + 1);
+        }
+    }
+    for (uint32_t k = 0; depth > 0 && k < g->n_outputs; k++) mem_use(c, last, n_init, g->outputs[k].name, i);
+}
+
+/* The node after which each initializer's constant is due. No memory: nothing is released
+   during the lowering (compaction still does it after). */
+static void mem_plan(li_ctx *c, li_mem *mm, uint32_t n_init) {
+    const lg_onnx_graph *g = c->g;
+    memset(mm, 0, sizeof *mm);
+    uint32_t *last = malloc((size_t)(n_init ? n_init : 1) * sizeof *last);
+    mm->due = malloc((size_t)(g->n_nodes ? g->n_nodes : 1) * sizeof *mm->due);
+    mm->next_due = malloc((size_t)(n_init ? n_init : 1) * sizeof *mm->next_due);
+    mm->pending = malloc((size_t)(n_init ? n_init : 1) * sizeof *mm->pending);
+    if (!last || !mm->due || !mm->next_due || !mm->pending) {
+        free(last);
+        mem_free(mm);
+        return;
+    }
+    mm->n_init = n_init;
+    for (uint32_t t = 0; t < n_init; t++) last[t] = UINT32_MAX - 1; /* not read by any node */
+    for (uint32_t i = 0; i < g->n_nodes; i++) {
+        const lg_onnx_node *n = &g->nodes[i];
+        for (uint32_t j = 0; j < n->n_inputs; j++) mem_use(c, last, n_init, n->inputs[j], i);
+        for (uint32_t a = 0; a < n->n_attrs; a++) {
+            const lg_onnx_attr *at = &n->attrs[a];
+            if (at->g) mem_uses_graph(c, last, n_init, at->g, i, 1);
+            for (uint32_t q = 0; q < at->n_graphs; q++) mem_uses_graph(c, last, n_init, &at->graphs[q], i, 1);
+        }
+    }
+    for (uint32_t k = 0; k < g->n_outputs; k++) { /* graph outputs stay */
+        const li_val *v = li_find(c, g->outputs[k].name);
+        if (v && v->t >= 0 && (uint32_t)v->t < n_init) last[v->t] = UINT32_MAX;
+    }
+    for (uint32_t i = 0; i < g->n_nodes; i++) mm->due[i] = -1;
+    for (uint32_t t = n_init; t-- > 0;) {
+        mm->next_due[t] = -1;
+        if (last[t] >= g->n_nodes) continue; /* never read, or an output: left to compaction */
+        mm->next_due[t] = mm->due[last[t]];
+        mm->due[last[t]] = (int32_t)t;
+    }
+    free(last);
+}
+
+/* Release the pending constants no op reads and no other value is bound to. */
+static void mem_release(li_ctx *c, li_mem *mm) {
+    lg_model *m = c->m;
+    const lg_subgraph *sg = &m->subgraphs[0];
+    uint8_t *keep = calloc(sg->n_tensors ? sg->n_tensors : 1, 1);
+    uint8_t *per_buf = calloc(m->n_buffers ? m->n_buffers : 1, 1);
+    if (!keep || !per_buf) {
+        free(keep);
+        free(per_buf);
+        return;
+    }
+    for (uint32_t i = 0; i < sg->n_ops; i++) {
+        const lg_op *op = &sg->ops[i];
+        for (uint32_t k = 0; k < op->n_inputs; k++)
+            if (op->inputs[k] >= 0) keep[op->inputs[k]] = 2;
+        for (uint32_t k = 0; k < op->n_outputs; k++) keep[op->outputs[k]] = 2;
+        for (uint32_t k = 0; k < op->n_intermediates; k++) keep[op->intermediates[k]] = 2;
+    }
+    for (uint32_t i = 0; i < c->cap_vals; i++) {
+        int32_t t = c->vals[i].t;
+        if (t >= 0 && (uint32_t)t < sg->n_tensors && keep[t] < 2) keep[t]++; /* 2: two values */
+    }
+    for (uint32_t s = 0; s < m->n_subgraphs; s++)
+        for (uint32_t t = 0; t < m->subgraphs[s].n_tensors; t++) {
+            uint32_t b = m->subgraphs[s].tensors[t].buffer;
+            if (b < m->n_buffers && per_buf[b] < 2) per_buf[b]++;
+        }
+    for (uint32_t i = 0; i < m->n_metadata; i++)
+        if (m->metadata[i].buffer < m->n_buffers) per_buf[m->metadata[i].buffer] = 2;
+    for (uint32_t k = 0; k < mm->n_pending; k++) {
+        lg_tensor *x = &m->subgraphs[0].tensors[mm->pending[k]];
+        if (keep[mm->pending[k]] >= 2 || x->buffer == 0 || per_buf[x->buffer] != 1) continue;
+        m->buffers[x->buffer].data = NULL; /* no data vector: compaction removes buffer and tensor */
+        m->buffers[x->buffer].size = 0;
+        x->buffer = 0;
+    }
+    free(keep);
+    free(per_buf);
+    mm->n_pending = 0;
+    mm->pending_bytes = 0;
+    drop_onnx_file(c->om); /* pages faulted in again since (names read next to weights) */
+    size_t n = lgi_holds_gc_scratch(m);
+    void *scratch = n ? lgi_model_malloc(m, n) : NULL;
+    if (scratch) {
+        lgi_holds_gc(m, scratch);
+        lgi_model_mfree(m, scratch, n);
+    }
+}
+
+/* After node i: its due constants join the pending ones; a full batch is released. */
+static void mem_after_node(li_ctx *c, li_mem *mm, uint32_t i) {
+    if (!mm->due) return;
+    for (int32_t t = mm->due[i]; t >= 0; t = mm->next_due[t]) {
+        const lg_buffer *b = lg_tensor_buffer(c->m, li_t(c, t));
+        if (!b || b->size < LGI_BLOCK_MIN) continue;
+        mm->pending[mm->n_pending++] = t;
+        mm->pending_bytes += b->size;
+    }
+    if (mm->pending_bytes >= RELEASE_BATCH) mem_release(c, mm);
+}
+
 /* ------------------------------------------------------------------ nodes */
 
-static lg_status lower_nodes(li_ctx *c) {
+/* Lower node i (unless an earlier lowering took it in: BN into its conv, GELU). */
+static lg_status lower_node(li_ctx *c, uint32_t i) {
     const lg_onnx_graph *g = c->g;
-    for (uint32_t i = 0; i < g->n_nodes; i++) {
-        if (c->skip[i]) continue;
-        const lg_onnx_node *n = &g->nodes[i];
-        c->node = n;
-        c->node_index = i;
-        c->lowering[0] = 0;
-        c->n_emitted = c->n_folded = 0;
-        bool fused = li_try_gelu(c, i);
-        if (!fused && LI_OK(c)) {
-            const li_op_entry *e = li_find_op(n->op_type.s, n->op_type.n, c->opset);
-            if (!e) li_unsupported(c, "no lowering");
-            else e->fn(c);
-        }
-        for (uint32_t k = 0; LI_OK(c) && !fused && k < n->n_outputs; k++)
-            if (n->outputs[k].n && !li_find(c, n->outputs[k])) li_unsupported(c, "output %u is not produced", k);
-        if (!LI_OK(c)) {
-            report_set(c, i, false, c->err ? c->err->msg : "failed");
-            return c->st;
-        }
-        char text[400];
-        const char *what = c->n_emitted == 0 ? "(removed: a value passed through)"
-                           : c->n_folded == c->n_emitted ? "(folded to a constant)" : c->lowering;
-        if (c->n_emitted && c->n_folded == c->n_emitted && !c->lowering[0]) what = "(folded to a constant)";
-        snprintf(text, sizeof text, "%.*s -> %s", LG_ONNX_STR(n->op_type), what);
-        if (!c->rep || !c->rep->nodes[i].lowering) report_set(c, i, true, text);
+    if (c->skip[i]) return LG_OK;
+    const lg_onnx_node *n = &g->nodes[i];
+    c->node = n;
+    c->node_index = i;
+    c->lowering[0] = 0;
+    c->n_emitted = c->n_folded = 0;
+    bool fused = li_try_gelu(c, i);
+    if (!fused && LI_OK(c)) {
+        const li_op_entry *e = li_find_op(n->op_type.s, n->op_type.n, c->opset);
+        if (!e) li_unsupported(c, "no lowering");
+        else e->fn(c);
     }
-    c->node = NULL;
+    for (uint32_t k = 0; LI_OK(c) && !fused && k < n->n_outputs; k++)
+        if (n->outputs[k].n && !li_find(c, n->outputs[k])) li_unsupported(c, "output %u is not produced", k);
+    if (!LI_OK(c)) {
+        report_set(c, i, false, c->err ? c->err->msg : "failed");
+        return c->st;
+    }
+    char text[400];
+    const char *what = c->n_emitted == 0 ? "(removed: a value passed through)"
+                       : c->n_folded == c->n_emitted ? "(folded to a constant)" : c->lowering;
+    if (c->n_emitted && c->n_folded == c->n_emitted && !c->lowering[0]) what = "(folded to a constant)";
+    snprintf(text, sizeof text, "%.*s -> %s", LG_ONNX_STR(n->op_type), what);
+    if (!c->rep || !c->rep->nodes[i].lowering) report_set(c, i, true, text);
     return LG_OK;
+}
+
+static lg_status lower_nodes(li_ctx *c, uint32_t n_init) {
+    const lg_onnx_graph *g = c->g;
+    li_mem mm;
+    mem_plan(c, &mm, n_init);
+    drop_onnx_file(c->om); /* the plan compared names stored next to the weights */
+    lg_status st = LG_OK;
+    for (uint32_t i = 0; i < g->n_nodes && st == LG_OK; i++) {
+        st = lower_node(c, i);
+        if (st == LG_OK) mem_after_node(c, &mm, i);
+    }
+    mem_free(&mm);
+    drop_onnx_file(c->om);
+    if (st == LG_OK) c->node = NULL;
+    return st;
 }
 
 /* Step 1: every node's op type must have a lowering; all misses at once. */
@@ -428,8 +681,17 @@ static lg_status precheck(li_ctx *c) {
     return st;
 }
 
-static lg_status add_initializers(li_ctx *c) {
+/* The initializers as constants; the pages of the .onnx they were copied from are given
+   back as we go ("memory while lowering"). Their values are bound under copies of their
+   names (*names, freed by the caller): the names are stored next to the weights in the
+   file, and every look-up that compares one would fault the weights' pages in again (the
+   kernel maps a whole large folio of the page cache, megabytes, on one touch). */
+static lg_status add_initializers(li_ctx *c, char **names) {
     const lg_onnx_graph *g = c->g;
+    drop_onnx_file(c->om); /* what the reader touched */
+    size_t total = 1;
+    for (uint32_t i = 0; i < g->n_initializers; i++) total += g->initializers[i].name.n;
+    char *nb = *names = malloc(total); /* NULL: the names in the file are bound */
     for (uint32_t i = 0; i < g->n_initializers; i++) {
         const lg_onnx_tensor *t = &g->initializers[i];
         int32_t idx = -1, ot = 0;
@@ -437,8 +699,16 @@ static lg_status add_initializers(li_ctx *c) {
             lgi_error_prefix(c->err, "initializer \"%.*s\": ", LG_ONNX_STR(t->name));
             return c->st;
         }
-        LG_TRY(li_bind(c, t->name, idx, ot));
+        lg_onnx_str name = t->name;
+        if (nb && name.n) {
+            memcpy(nb, name.s, name.n);
+            name.s = nb;
+            nb += name.n;
+        }
+        LG_TRY(li_bind(c, name, idx, ot));
+        if (t->src == LG_ONNX_DATA_RAW) drop_onnx_pages(c->om, t->data, t->nbytes);
     }
+    drop_onnx_file(c->om);
     return LG_OK;
 }
 
@@ -500,9 +770,11 @@ lg_status lg_onnx_import(const lg_onnx_model *om, const lg_import_options *opt, 
     if (!c.skip || !ins || !outs) st = lgi_fail(err, LG_ERR_NOMEM, "out of memory");
     if (st == LG_OK) st = precheck(&c);
     if (st == LG_OK) st = lg_model_new(NULL, NULL, &c.m, err);
-    if (st == LG_OK) st = add_initializers(&c);
+    char *init_names = NULL;
+    if (st == LG_OK) st = add_initializers(&c, &init_names);
+    uint32_t n_init = c.m ? c.m->subgraphs[0].n_tensors : 0;
     if (st == LG_OK) st = add_inputs(&c, ins, &n_ins);
-    if (st == LG_OK) st = lower_nodes(&c);
+    if (st == LG_OK) st = lower_nodes(&c, n_init);
     if (st == LG_OK) st = add_outputs(&c, ins, n_ins, outs);
     if (st == LG_OK) st = lg_subgraph_set_io(c.m, 0, ins, n_ins, outs, c.g->n_outputs, err);
     if (st == LG_OK && c.n_int64_narrowed)
@@ -513,6 +785,7 @@ lg_status lg_onnx_import(const lg_onnx_model *om, const lg_import_options *opt, 
     if (st != LG_OK && err && err->status == LG_OK) err->status = st;
     lg_model_free(c.m);
     free(c.vals);
+    free(init_names);
     free(c.skip);
     free(ins);
     free(outs);

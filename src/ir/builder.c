@@ -1,5 +1,6 @@
 /* Building and editing models: the adders of lg.h, the sticky builder, and the deep copy of
-   options structs. Everything is allocated from the model's arena.
+   options structs. Everything is allocated from the model's arena, except buffer data of
+   LGI_BLOCK_MIN bytes or more, which gets a block of its own (ir/store.c).
 
    Growable arrays: a subgraph's tensors and ops keep their capacity in cap_tensors_/cap_ops_,
    the model-level arrays in lgi_model_priv. Arrays made by the reader are exactly sized and
@@ -51,6 +52,15 @@ static lg_status grow_for(lg_model *m, void *arr, uint32_t n, uint32_t *cap, siz
 static void *dup_mem(lg_model *m, const void *p, uint64_t n) {
     if (n > SIZE_MAX - 16) return NULL;
     return lgi_arena_memdup(&m->priv->arena, p, (size_t)n);
+}
+
+/* A copy of buffer data: a block of its own from LGI_BLOCK_MIN bytes on (released by
+   compaction once no buffer uses it, shared by clones: ir/store.c), the arena below. */
+static const uint8_t *dup_data(lg_model *m, const void *p, uint64_t n) {
+    if (n < LGI_BLOCK_MIN) return dup_mem(m, p, n);
+    uint8_t *d = lgi_block_new(m, n);
+    if (d) memcpy(d, p, (size_t)n);
+    return d;
 }
 
 /* Copy of a name (NULL stays NULL); *ok is cleared on allocation failure. */
@@ -235,7 +245,7 @@ static lg_status add_buffer(lg_model *m, const void *data, uint64_t size, uint32
     lg_buffer b;
     memset(&b, 0, sizeof b);
     if (data) {
-        b.data = dup_mem(m, data, size);
+        b.data = dup_data(m, data, size);
         if (!b.data) return arena_fail(m, err, "copying buffer data");
         b.size = size;
     }
@@ -265,7 +275,7 @@ lg_status lg_buffer_set_data(lg_model *m, uint32_t buffer, const void *data, uin
                         (unsigned long long)size);
     const uint8_t *d = NULL;
     if (data) {
-        d = dup_mem(m, data, size);
+        d = dup_data(m, data, size);
         if (!d) return arena_fail(m, err, "copying buffer data");
     }
     m->buffers[buffer].data = d;

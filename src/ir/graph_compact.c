@@ -9,7 +9,9 @@
      3. commit: install the copies, move the kept structs down, remap the in-place indices
         (tensor.buffer, op.opcode_index, signature tensor maps, metadata buffers).
    A failure in 1 or 2 frees the scratch and leaves the model as it was (arena copies made
-   so far are released with the model). */
+   so far are released with the model). After the commit, the blocks of constant data no
+   buffer points into any more (removed buffers, data replaced by lg_buffer_set_data) are
+   released (ir/store.c), with scratch allocated in phase 1. */
 #include <string.h>
 #include "internal.h"
 #include "lg/graph.h"
@@ -23,8 +25,8 @@ typedef struct cctx {
     const int32_t **stage; /* per subgraph: 3 per op + inputs + outputs; then metadata_buffer */
     size_t *sbase;         /* [n_subgraphs] first stage slot of subgraph s */
     size_t n_stage;
-    size_t bytes[6];
-    void *blocks[6];
+    size_t bytes[7];
+    void *blocks[7];       /* scratch; 6: the storage release's (ir/store.c) */
 } cctx;
 
 static lg_status bad(cctx *c, const char *what, uint32_t s, uint32_t i, uint32_t k, int64_t x,
@@ -95,7 +97,7 @@ static void *scratch(cctx *c, int slot, uint64_t n, size_t elem) {
 }
 
 static void free_scratch(cctx *c) {
-    for (int i = 0; i < 6; i++) lgi_model_mfree(c->m, c->blocks[i], c->bytes[i]);
+    for (int i = 0; i < 7; i++) lgi_model_mfree(c->m, c->blocks[i], c->bytes[i]);
 }
 
 static void mark(int32_t *map, const int32_t *ids, uint32_t n) {
@@ -124,7 +126,9 @@ static lg_status build_maps(cctx *c) {
     c->omap = scratch(c, 3, m->n_opcodes, sizeof(int32_t));
     c->stage = scratch(c, 4, total_stage, sizeof(const int32_t *));
     c->sbase = scratch(c, 5, m->n_subgraphs, sizeof(size_t));
-    if (!c->tmap || !c->tbase || !c->bmap || !c->omap || !c->stage || !c->sbase)
+    size_t gc = lgi_holds_gc_scratch(m);
+    if (gc) scratch(c, 6, gc, 1);
+    if (!c->tmap || !c->tbase || !c->bmap || !c->omap || !c->stage || !c->sbase || (gc && !c->blocks[6]))
         return lgi_fail(c->err, LG_ERR_NOMEM, "out of memory while compacting the model");
     memset(c->tmap, 0, c->bytes[0]);
     memset(c->bmap, 0, c->bytes[2]);
@@ -283,6 +287,8 @@ lg_status lg_model_compact(lg_model *m, lg_compact_stats *stats, int32_t *tensor
         if (tensor_map_sg0 && m->n_subgraphs)
             memcpy(tensor_map_sg0, c.tmap, (size_t)m->subgraphs[0].n_tensors * sizeof(int32_t));
         commit(&c, stats);
+        /* the data of the buffers removed (and data replaced earlier) is given back */
+        lgi_holds_gc(m, c.blocks[6]);
     }
     free_scratch(&c);
     return st;

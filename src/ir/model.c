@@ -1,7 +1,6 @@
 /* The IR's model object: allocation, release and small look-ups. */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include "internal.h"
 #include "ir/schema_gen.h"
 
@@ -42,8 +41,7 @@ void lg_model_free(lg_model *m) {
     void *ud = p ? p->alloc_ud : NULL;
     if (p) {
         lgi_arena_free(&p->arena);
-        if (p->map_addr) munmap(p->map_addr, p->map_len);
-        free(p->owned_buf);
+        lgi_holds_release(m);
         alloc(ud, p, sizeof *p, 0);
     }
     alloc(ud, m, sizeof *m, 0);

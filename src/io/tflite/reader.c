@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "io/tflite/io_internal.h"
 #include "lg/ops.h"
 #include "io/tflite/fields.h"
 #include "ir/schema_gen.h"
@@ -804,8 +805,20 @@ static lg_status rd_model(rd *r, lg_model *m) {
 
 /* ------------------------------------------------------------------ entry points */
 
+/* What read_common runs on the model it parsed: the structure and the op table (options
+   kinds, arity, every stored shape against inference). */
+lg_status lgi_tflite_read_validate(lg_model *m, const char *where, lg_error *err) {
+    lg_status st = lg_model_validate(m, err);
+    if (st == LG_OK) st = lg_model_validate_ops(m, err);
+    if (st != LG_OK && err) {
+        lgi_error_prefix(err, "%.1000s: ", where);
+        if (st == LG_ERR_INVALID_ARG) st = err->status = LG_ERR_FORMAT;
+    }
+    return st;
+}
+
 static lg_status read_common(const void *buf, size_t size, const lg_read_options *opt,
-                             const char *where, lg_model **out, lg_error *err) {
+                             const char *where, int validate, lg_model **out, lg_error *err) {
     lg_model *m = NULL;
     uint64_t limit = opt && opt->max_ir_bytes ? opt->max_ir_bytes
                                               : ((uint64_t)64 << 20) + 16 * (uint64_t)size;
@@ -820,15 +833,7 @@ static lg_status read_common(const void *buf, size_t size, const lg_read_options
     r.sg = r.op = r.tensor = -1;
     r.ref_limit = 4 * (uint64_t)size + 4096;
     lg_status st = rd_model(&r, m);
-    if (st == LG_OK) {
-        st = lg_model_validate(m, err);
-        /* the op table: options kinds, arity, every stored shape against inference */
-        if (st == LG_OK) st = lg_model_validate_ops(m, err);
-        if (st != LG_OK && err) {
-            lgi_error_prefix(err, "%.1000s: ", where);
-            if (st == LG_ERR_INVALID_ARG) st = err->status = LG_ERR_FORMAT;
-        }
-    }
+    if (st == LG_OK && validate) st = lgi_tflite_read_validate(m, where, err);
     if (st != LG_OK) {
         lg_model_free(m);
         return st;
@@ -843,7 +848,13 @@ lg_status lg_tflite_read_mem(const void *buf, size_t size, const lg_read_options
     if (!out) return lgi_fail(err, LG_ERR_INVALID_ARG, "lg_tflite_read_mem: out is NULL");
     *out = NULL;
     if (!buf && size) return lgi_fail(err, LG_ERR_INVALID_ARG, "lg_tflite_read_mem: buf is NULL");
-    return read_common(buf ? buf : "", size, opt, opt && opt->name ? opt->name : "model", out, err);
+    return read_common(buf ? buf : "", size, opt, opt && opt->name ? opt->name : "model", 1, out, err);
+}
+
+lg_status lgi_tflite_read_mem_unvalidated(const void *buf, size_t size, const lg_read_options *opt,
+                                          lg_model **out, lg_error *err) {
+    *out = NULL;
+    return read_common(buf, size, opt, opt && opt->name ? opt->name : "model", 0, out, err);
 }
 
 lg_status lg_tflite_read_file(const char *path, const lg_read_options *opt, lg_model **out,
@@ -876,14 +887,15 @@ lg_status lg_tflite_read_file(const char *path, const lg_read_options *opt, lg_m
         }
     }
     close(fd);
-    lg_status st = read_common(addr ? addr : "", len, opt, path, out, err);
+    lg_status st = read_common(addr ? addr : "", len, opt, path, 1, out, err);
+    if (st == LG_OK && addr) st = lgi_hold_map(*out, addr, len, err); /* unmapped with the model */
     if (st != LG_OK) {
         if (addr) munmap(addr, len);
+        if (*out) lg_model_free(*out);
+        *out = NULL;
         return st;
     }
     lgi_model_priv *p = (*out)->priv;
-    p->map_addr = addr;
-    p->map_len = len;
     p->has_source = 1;
     p->src_dev = (uint64_t)sb.st_dev;
     p->src_ino = (uint64_t)sb.st_ino;

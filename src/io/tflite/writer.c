@@ -32,9 +32,13 @@
 #include "lg/ops.h"
 #include "io/tflite/fields.h"
 #include "ir/schema_gen.h"
+#include "io/tflite/io_internal.h"
 
 /* flatbuffers' limit on a buffer (offsets are signed 32-bit in places) */
 #define FB_MAX_SIZE ((size_t)0x7fffffff)
+/* lg_tflite_write_file: byte vectors (constant data) from this size on are written to the
+   file from where they are instead of being copied into the flatbuffer first */
+#define SPAN_MIN ((size_t)4096)
 
 /* ------------------------------------------------------------------ byte buffer */
 
@@ -46,13 +50,26 @@ typedef struct blob {
     uint64_t offset; /* assigned when the flatbuffer is complete */
 } blob;
 
+/* A payload inside the flatbuffer that stays where it is (the model's constant data) and is
+   written from there: the file gets the same bytes without a copy of the weights in memory.
+   Its place in the file is [pos, pos + size); skip is the span bytes before it. */
+typedef struct span {
+    size_t pos, size, skip;
+    const uint8_t *data;
+} span;
+
 typedef struct fbw {
-    uint8_t *buf;
-    size_t len, cap;
+    uint8_t *buf;          /* the flatbuffer's bytes, spans left out */
+    size_t len;            /* the file position: bytes in buf plus the spans' */
+    size_t cap;
     int oom, toobig;       /* sticky failures: later writes do nothing */
     int bug;               /* an internal invariant broke (our bug): LG_ERR_INTERNAL, never abort */
     int external_all;      /* store all (non-metadata) constant data after the flatbuffer */
     const uint8_t *inline_only; /* per buffer: metadata buffers stay inline */
+    const uint8_t *omit;   /* per buffer: data left out (lgi_tflite_write_mem_omit) */
+    size_t span_min;       /* byte vectors of at least this size become spans; 0: none */
+    span *spans;
+    size_t n_spans, cap_spans, skipped;
     size_t *vt;            /* open-addressed set of vtable positions + 1 */
     size_t vt_cap, vt_n;
     blob *blobs;
@@ -61,6 +78,19 @@ typedef struct fbw {
 
 static int failed(const fbw *w) { return w->oom || w->toobig || w->bug; }
 
+/* Where the byte at file position pos is held in buf (pos is never inside a span). */
+static uint8_t *at(const fbw *w, size_t pos) {
+    size_t n = w->n_spans;
+    if (!n || pos >= w->spans[n - 1].pos + w->spans[n - 1].size) return w->buf + (pos - w->skipped);
+    size_t lo = 0, hi = n; /* lo: the spans that end at or before pos */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (w->spans[mid].pos + w->spans[mid].size <= pos) lo = mid + 1;
+        else hi = mid;
+    }
+    return w->buf + (pos - (lo ? w->spans[lo - 1].skip + w->spans[lo - 1].size : 0));
+}
+
 /* n zeroed bytes at the end; NULL after a failure. */
 static uint8_t *reserve(fbw *w, size_t n) {
     if (failed(w)) return NULL;
@@ -68,9 +98,10 @@ static uint8_t *reserve(fbw *w, size_t n) {
         w->toobig = 1;
         return NULL;
     }
-    if (w->len + n > w->cap) {
+    size_t have = w->len - w->skipped;
+    if (have + n > w->cap) {
         size_t nc = w->cap ? w->cap : 4096;
-        while (nc < w->len + n) nc *= 2;
+        while (nc < have + n) nc *= 2;
         uint8_t *p = realloc(w->buf, nc);
         if (!p) {
             w->oom = 1;
@@ -79,10 +110,32 @@ static uint8_t *reserve(fbw *w, size_t n) {
         w->buf = p;
         w->cap = nc;
     }
-    uint8_t *p = w->buf + w->len;
+    uint8_t *p = w->buf + have;
     memset(p, 0, n);
     w->len += n;
     return p;
+}
+
+/* size bytes at data, next in the file, written from where they are. */
+static void add_span(fbw *w, const uint8_t *data, size_t size) {
+    if (failed(w)) return;
+    if (size > FB_MAX_SIZE - w->len) {
+        w->toobig = 1;
+        return;
+    }
+    if (w->n_spans == w->cap_spans) {
+        size_t nc = w->cap_spans ? w->cap_spans * 2 : 64;
+        span *v = realloc(w->spans, nc * sizeof *v);
+        if (!v) {
+            w->oom = 1;
+            return;
+        }
+        w->spans = v;
+        w->cap_spans = nc;
+    }
+    w->spans[w->n_spans++] = (span){w->len, size, w->skipped, data};
+    w->len += size;
+    w->skipped += size;
 }
 
 /* Pad with zeros so that (len + extra) is a multiple of align (a power of two). */
@@ -92,14 +145,14 @@ static void pad_to(fbw *w, size_t align, size_t extra) {
 }
 
 static void set_u64(fbw *w, size_t pos, uint64_t v) {
-    if (!failed(w)) lgi_wr_u64(w->buf + pos, v);
+    if (!failed(w)) lgi_wr_u64(at(w, pos), v);
 }
 
 /* Link the uoffset at slot to target (written later, so target > slot). */
 static void link_to(fbw *w, size_t slot, size_t target) {
     if (failed(w)) return;
     if (target <= slot) { w->bug = 1; return; }
-    lgi_wr_u32(w->buf + slot, (uint32_t)(target - slot));
+    lgi_wr_u32(at(w, slot), (uint32_t)(target - slot));
 }
 
 /* ------------------------------------------------------------------ vectors and strings */
@@ -115,6 +168,12 @@ static size_t vec_raw(fbw *w, const void *data, uint32_t n, size_t esize, size_t
     }
     pad_to(w, align, 4);
     size_t pos = w->len;
+    if (esize == 1 && w->span_min && n >= w->span_min) {
+        uint8_t *p = reserve(w, 4);
+        if (p) lgi_wr_u32(p, n);
+        add_span(w, data, n);
+        return pos;
+    }
     uint8_t *p = reserve(w, 4 + (size_t)n * esize);
     if (!p) return 0;
     lgi_wr_u32(p, n);
@@ -231,7 +290,8 @@ static size_t vtable(fbw *w, const uint8_t *vt, size_t n) {
     if (w->vt_cap) {
         for (size_t i = h & (w->vt_cap - 1); w->vt[i]; i = (i + 1) & (w->vt_cap - 1)) {
             size_t p = w->vt[i] - 1;
-            if (lgi_rd_u16(w->buf + p) == n && memcmp(w->buf + p, vt, n) == 0) return p;
+            const uint8_t *q = at(w, p);
+            if (lgi_rd_u16(q) == n && memcmp(q, vt, n) == 0) return p;
         }
     }
     if (w->vt_n * 2 + 2 > w->vt_cap) {
@@ -243,8 +303,8 @@ static size_t vtable(fbw *w, const uint8_t *vt, size_t n) {
         }
         for (size_t i = 0; i < w->vt_cap; i++) {
             if (!w->vt[i]) continue;
-            size_t p = w->vt[i] - 1;
-            size_t j = fnv1a(w->buf + p, lgi_rd_u16(w->buf + p)) & (nc - 1);
+            const uint8_t *q = at(w, w->vt[i] - 1);
+            size_t j = fnv1a(q, lgi_rd_u16(q)) & (nc - 1);
             while (nt[j]) j = (j + 1) & (nc - 1);
             nt[j] = w->vt[i];
         }
@@ -607,7 +667,7 @@ static size_t w_opcode(fbw *w, const lg_opcode *oc) {
 
 /* Data goes after the flatbuffer when the source had it there, or in external mode
    (metadata buffers excepted: runtimes read those through Buffer.data). */
-static size_t w_buffer(fbw *w, const lg_buffer *b, int is_metadata) {
+static size_t w_buffer(fbw *w, const lg_buffer *b, int is_metadata, int omit) {
     tb t = {0};
     uint64_t pr = b->fb_present;
     int ext = b->data && b->size > 0 && (b->external || (w->external_all && !is_metadata));
@@ -621,13 +681,13 @@ static size_t w_buffer(fbw *w, const lg_buffer *b, int is_metadata) {
         tb_scalar(&t, FB_BUFFER_SIZE, 8, 0, 0, pr);
     }
     size_t pos = tb_end(w, &t);
-    if (ext) add_blob(w, b->data, b->size, t.f[k_off].pos, t.f[k_size].pos);
+    if (ext) add_blob(w, b->data, omit ? 0 : b->size, t.f[k_off].pos, t.f[k_size].pos);
     if (k_data >= 0) {
         if (b->size > FB_MAX_SIZE) {
             w->toobig = 1;
             return 0;
         }
-        tb_link(w, &t, k_data, vec_raw(w, b->data, (uint32_t)b->size, 1, 16));
+        tb_link(w, &t, k_data, vec_raw(w, b->data, omit ? 0 : (uint32_t)b->size, 1, 16));
     }
     return pos;
 }
@@ -702,7 +762,7 @@ static size_t w_model(fbw *w, const lg_model *m) {
         for (uint32_t i = 0; i < m->n_buffers; i++) {
             const lg_buffer *b = &m->buffers[i];
             int meta = w->inline_only && w->inline_only[i];
-            link_to(w, ELEM_SLOT(v, i), w_buffer(w, b, meta));
+            link_to(w, ELEM_SLOT(v, i), w_buffer(w, b, meta, w->omit && w->omit[i]));
         }
     }
     if (k_mb >= 0) tb_link(w, &t, k_mb, vec_i32(w, m->metadata_buffer, m->n_metadata_buffer));
@@ -746,9 +806,13 @@ static void fbw_reset(fbw *w) {
     free(w->buf);
     free(w->vt);
     free(w->blobs);
-    const uint8_t *io = w->inline_only;
+    free(w->spans);
+    const uint8_t *io = w->inline_only, *om = w->omit;
+    size_t sm = w->span_min;
     memset(w, 0, sizeof *w);
     w->inline_only = io;
+    w->omit = om;
+    w->span_min = sm;
 }
 
 static void fbw_free(fbw *w) {
@@ -767,11 +831,12 @@ static void build(fbw *w, const lg_model *m, int external_all) {
 
 static uint64_t align16(uint64_t x) { return (x + 15) & ~(uint64_t)15; }
 
-/* Serialize m into w: the flatbuffer in w->buf[0..len), then w->blobs at their offsets.
+/* Serialize m into w: the flatbuffer in w->buf (spans left out: w->spans), then w->blobs at
+   their offsets.
    Returns the total file size through *total. */
 static lg_status serialize(const lg_model *m, const lg_write_options *opt, fbw *w,
                            uint64_t *total, lg_error *err) {
-    memset(w, 0, sizeof *w);
+    /* w->omit and w->span_min are the caller's */
     LG_TRY(lg_model_validate(m, err));
     if (!(opt && opt->unchecked_ops)) LG_TRY(lg_model_validate_ops(m, err));
 
@@ -826,13 +891,16 @@ static lg_status serialize(const lg_model *m, const lg_write_options *opt, fbw *
     return LG_OK;
 }
 
-lg_status lg_tflite_write_mem(const lg_model *m, const lg_write_options *opt, void **out,
-                              size_t *size, lg_error *err) {
+/* The whole file in one malloc'ed block (no spans: every byte is copied in). */
+static lg_status write_mem(const lg_model *m, const lg_write_options *opt, const uint8_t *omit,
+                           void **out, size_t *size, lg_error *err) {
     lgi_error_clear(err);
     if (!out || !size) return lgi_fail(err, LG_ERR_INVALID_ARG, "lg_tflite_write_mem: no output pointer");
     *out = NULL;
     *size = 0;
     fbw w;
+    memset(&w, 0, sizeof w);
+    w.omit = omit;
     uint64_t total;
     LG_TRY(serialize(m, opt, &w, &total, err));
     if (total > SIZE_MAX) {
@@ -864,6 +932,16 @@ lg_status lg_tflite_write_mem(const lg_model *m, const lg_write_options *opt, vo
     *out = buf;
     *size = (size_t)total;
     return LG_OK;
+}
+
+lg_status lg_tflite_write_mem(const lg_model *m, const lg_write_options *opt, void **out,
+                              size_t *size, lg_error *err) {
+    return write_mem(m, opt, NULL, out, size, err);
+}
+
+lg_status lgi_tflite_write_mem_omit(const lg_model *m, const lg_write_options *opt,
+                                    const uint8_t *omit, void **out, size_t *size, lg_error *err) {
+    return write_mem(m, opt, omit, out, size, err);
 }
 
 /* ------------------------------------------------------------------ files */
@@ -903,7 +981,11 @@ lg_status lg_tflite_write_file(const lg_model *m, const char *path, const lg_wri
     /* the output rules (lg.h "files"): checked before the work, and again at the rename */
     LG_TRY(lg_output_check(path, force, err));
 
+    /* The flatbuffer is built in memory without the constant data, which goes to the file
+       straight from the model (spans): memory stays at the model's size, not twice it. */
     fbw w;
+    memset(&w, 0, sizeof w);
+    w.span_min = SPAN_MIN;
     uint64_t total;
     lg_status st = serialize(m, opt, &w, &total, err);
     if (st != LG_OK) {
@@ -917,7 +999,15 @@ lg_status lg_tflite_write_file(const lg_model *m, const char *path, const lg_wri
         fbw_free(&w);
         return st;
     }
-    int bad = write_all(fd, w.buf, w.len);
+    int bad = 0;
+    size_t done = 0; /* bytes of w.buf written */
+    for (size_t i = 0; !bad && i < w.n_spans; i++) {
+        const span *sp = &w.spans[i];
+        size_t upto = sp->pos - sp->skip; /* where the span sits in w.buf */
+        bad = write_all(fd, w.buf + done, upto - done) || write_all(fd, sp->data, sp->size);
+        done = upto;
+    }
+    if (!bad) bad = write_all(fd, w.buf + done, w.len - w.skipped - done);
     uint64_t at = w.len;
     for (size_t i = 0; !bad && i < w.n_blobs; i++) {
         const blob *b = &w.blobs[i];
