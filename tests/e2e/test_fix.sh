@@ -84,6 +84,27 @@ fixed_corpus=("$sp.tflite")
 cp build/corpus/$sp.tflite "$T/r/$sp.tflite"
 ready_models+=("$T/f/$sp.tflite")
 
+# fp16 hardening through the CLI: the NAFNet-style LayerNorm (512 channels, |x| up to 175)
+# diverges in emulated f16 before (compare exit 1) and is within tolerance after (exit 0),
+# with fp32 parity exact (max_abs 0: power-of-two scales never round); with
+# --harden-fp16 off, fix leaves it alone
+ln=examples/layernorm_512.tflite; lin=x=examples/layernorm_input.npy
+"$LG" compare "$ln" --input "$lin" >/dev/null 2>&1; b=$?
+"$LG" fix "$ln" -o "$T/f/ln.tflite" --input "$lin" --json >"$T/ln.json" 2>"$T/err"; rc=$?
+"$LG" compare "$T/f/ln.tflite" --input "$lin" >"$T/c.txt" 2>&1; a=$?
+if [ "$b" = 1 ] && [ "$rc" = 0 ] && [ "$a" = 0 ] && "$PY" -c '
+import json,sys
+r=json.load(open(sys.argv[1])); h=r["harden"]
+assert h["n_hazards"]==1 and h["n_rewritten"]==1 and h["patterns"][0]["pattern"]=="layer-norm"
+assert h["before"]["diverges"] and not h["after"]["diverges"], h
+assert r["parity"]["max_abs"]==0' "$T/ln.json" 2>"$T/py.err"
+then ok "layernorm_512: f16 diverges before, within tolerance after fix, fp32 parity exact"; ready_models+=("$T/f/ln.tflite")
+else bad "layernorm_512 hardening" "compare before $b, fix $rc, compare after $a: $(tail -n 1 "$T/py.err") $(tail -n 2 "$T/c.txt")"; fi
+"$LG" fix "$ln" -o "$T/f/ln_off.tflite" --input "$lin" --harden-fp16 off >/dev/null 2>&1
+"$LG" info --json "$ln" >"$T/a.json"; "$LG" info --json "$T/f/ln_off.tflite" >"$T/b.json"
+if "$PY" -c 'import json,sys; a,b=[json.load(open(p))["subgraphs"][0]["ops"] for p in sys.argv[1:3]]; sys.exit(a!=b)' "$T/a.json" "$T/b.json"
+then ok "layernorm_512 with --harden-fp16 off: unchanged"; else bad "layernorm_512 --harden-fp16 off changed the model"; fi
+
 # LiteRT.js runs the original and the fixed models alike (within 1e-6 of the magnitude)
 fixed_models+=("${fixed_corpus[@]}")
 if [ "${#fixed_models[@]}" -gt 0 ]; then
