@@ -15,6 +15,7 @@ extern const lg_pass lgp_merge_reshapes;
 extern const lg_pass lgp_cancel_transposes;
 extern const lg_pass lgp_remove_dead;
 extern const lg_pass lgp_sink_transposes;
+extern const lg_pass lgp_reduce_rank;
 
 /* The op's builtin code (-1 if its opcode is bad). */
 static inline int32_t lgp_code(const lg_pass_ctx *c, uint32_t op) {

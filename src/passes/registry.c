@@ -4,6 +4,7 @@
 static const lg_pass *const registry[] = {
     &lgp_fold_constants, &lgp_remove_identities, &lgp_merge_reshapes, &lgp_cancel_transposes,
     &lgp_remove_dead, &lgp_sink_transposes,
+    &lgp_reduce_rank,
 };
 
 uint32_t lg_pass_count(void) { return (uint32_t)(sizeof registry / sizeof registry[0]); }
