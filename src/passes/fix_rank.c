@@ -489,7 +489,7 @@ static void x_gather(xctx *x, uint32_t i, const lg_op *op) {
     }
     int32_t in = rt(x, op->inputs[0]), idx = rt(x, op->inputs[1]), out = rt(x, op->outputs[0]);
     if (!x->ok) return;
-    const rk_tensor *ti = RT(x, in);
+    const rk_tensor ti0 = *RT(x, in), *ti = &ti0; /* a copy: tmp() may move the array */
     int32_t a = go->axis < 0 ? go->axis + (int32_t)ti->rank : go->axis;
     uint32_t ir = RT(x, idx)->rank;
     if (a < 0 || a >= (int32_t)ti->rank || ir > 1) {
@@ -616,7 +616,7 @@ static void x_split(xctx *x, uint32_t i, const lg_op *op, int32_t code) {
     }
     int32_t in = rt(x, op->inputs[data]);
     if (!x->ok) return;
-    const rk_tensor *ti = RT(x, in);
+    const rk_tensor ti0 = *RT(x, in), *ti = &ti0; /* a copy: tmp() may move the array */
     if (code == LG_OP_UNPACK) {
         axis = op->opts_kind == LG_OPTS_UNPACK_OPTIONS && op->opts ? ((const lg_unpack_options *)op->opts)->axis : 0;
     } else {

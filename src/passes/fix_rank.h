@@ -24,7 +24,7 @@
 #define RK_MAX_IN 64     /* inputs of one abstract op (CONCATENATION, ADD_N) */
 #define RK_GPU_RANK 4    /* the largest rank the GPU delegates take (tensor-rank) */
 #define RK_SPLIT_CAP 16  /* the most pieces a split makes */
-#define RK_MAX_ELEMS (1 << 24) /* the largest region tensor the DEPTH_TO_SPACE proof walks */
+#define RK_MAX_ELEMS (1 << 22) /* the largest region tensor the DEPTH_TO_SPACE proof walks */
 
 /* Tensor roles. */
 enum {
@@ -102,7 +102,8 @@ typedef struct rk_lop {
     int32_t out;
     int32_t vec[3][LG_MAX_RANK]; /* INT32 vectors appended as constant inputs: the shape, the */
     uint32_t len[3], n_vec;      /* permutation, begin/size, begin/end/strides, the axes */
-    int32_t axis;        /* CONCATENATION, GATHER; DEPTH_TO_SPACE/SPACE_TO_DEPTH: block size */
+    int32_t axis;        /* CONCATENATION, GATHER; reductions: keep_dims; DEPTH_TO_SPACE,
+                            SPACE_TO_DEPTH: the block size */
     bool live;
 } rk_lop;
 

@@ -243,7 +243,7 @@ static lg_opts_kind options(const lg_pass_ctx *c, const rk_lop *o, void *buf, si
     case LG_OP_REDUCE_PROD: case LG_OP_REDUCE_ANY: case LG_OP_REDUCE_ALL: {
         lg_reducer_options *ro = buf;
         lg_opts_init(LG_OPTS_REDUCER_OPTIONS, ro, sizeof *ro);
-        ro->keep_dims = true;
+        ro->keep_dims = o->axis != 0;
         return LG_OPTS_REDUCER_OPTIONS;
     }
     case LG_OP_DEPTH_TO_SPACE:

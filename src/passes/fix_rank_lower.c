@@ -253,6 +253,15 @@ static void lower_ew(lctx *c, const rk_op *o) {
             !pad4(c, o, xs, n, xv))
             return;
         in[k] = req(c, o->in[k], xv, RK_GPU_RANK);
+        /* two different tensors of the region that hold the same data (one was an op that
+           changed nothing but 1-sized dims): ML Drift refuses an op reading one tensor twice
+           (identical-inputs), so the second reads it in a shape one rank lower, which
+           broadcasts the same */
+        for (uint32_t j = 0; j < k && in[k] >= 0; j++)
+            if (in[j] == in[k] && o->in[j] != o->in[k] && xv[0] == 1) {
+                in[k] = req(c, o->in[k], xv + 1, RK_GPU_RANK - 1);
+                break;
+            }
     }
     emit(c, o->code, o->src, in, o->n_in, out_tensor(c, o->out, ov, RK_GPU_RANK), o->out);
 }
@@ -313,14 +322,38 @@ static void lower_reduce(lctx *c, const rk_op *o) {
             ov[lead + k] = 1;
         }
     }
-    if (na == 0) { /* only 1-sized dims are reduced: the values are the input's */
+    bool pad_axis = na == 0 && lead > 0;
+    if (pad_axis) { /* only 1-sized dims are reduced: over a 1-sized pad dim (a new tensor,
+                       not the input's data under another name) */
+        axes[na++] = 0;
+    } else if (na == 0) { /* the values are the input's */
         if (!o->same_io) { refuse(c, "%s (op %d) over 1-sized dims changes the type", lg_builtin_name(o->code), o->src); return; }
         dc_union(c, o->in[0], o->out);
         return;
     }
+    /* a region output that is exactly the kept groups (a scalar, say, which only a RESHAPE
+       with a 0-element shape could make otherwise) is written without keep_dims */
+    const rk_tensor *to = T(c, o->out);
+    int32_t ks[LG_MAX_RANK];
+    uint32_t nk = 0;
+    for (uint32_t k = 0; k < n; k++)
+        if (iv[lead + k] == ov[lead + k]) ks[nk++] = sizes[k];
+    if (!pad_axis && to->role == RK_OUT && nk == to->rank && memcmp(ks, to->shape, nk * sizeof *ks) == 0) {
+        for (uint32_t k = 0; k < na; k++) axes[k] -= (int32_t)lead;
+        int32_t in = req(c, o->in[0], sizes, n);
+        int32_t op = emit(c, o->code, o->src, &in, 1, out_tensor(c, o->out, ks, nk), o->out);
+        if (op >= 0) {
+            lgrk_low_vec(c->l, op, axes, na);
+            c->l->o[op].axis = 0; /* keep_dims false */
+        }
+        return;
+    }
     int32_t in = req(c, o->in[0], iv, RK_GPU_RANK);
     int32_t op = emit(c, o->code, o->src, &in, 1, out_tensor(c, o->out, ov, RK_GPU_RANK), o->out);
-    if (op >= 0) lgrk_low_vec(c->l, op, axes, na);
+    if (op >= 0) {
+        lgrk_low_vec(c->l, op, axes, na);
+        c->l->o[op].axis = 1; /* keep_dims */
+    }
 }
 
 /* The group of gs that starts at dim d, or -1. */
