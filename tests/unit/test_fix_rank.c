@@ -497,6 +497,80 @@ LG_TEST(rank_swin_attention_mask_broadcast) {
     DONE(m, o, rep);
 }
 
+/* A whole (shifted-)window attention as torchvision's shifted_window_attention writes it, on
+   x[1,8,8,4] with 4x4 windows and 2 heads of 2: window partition (6-D), the fused QKV Linear,
+   the head split [4,16,3,2,2] -> (2,0,3,1,4) (5-D, batch = 4 windows), q @ k^T, the window
+   mask added at [1,4,2,16,16] (5-D), softmax, @ v, heads merged, window reverse (6-D). Four
+   regions: SPACE_TO_DEPTH, a split of the qkv axis, a grouping, DEPTH_TO_SPACE. The result
+   has no tensor of rank 5 and is ready for both delegates; the runner proves parity. */
+LG_TEST(rank_swin_window_attention_block) {
+    lg_builder b;
+    lg_model *m = new_model(&b);
+    int x = ten(&b, "x", LG_DIMS(1, 8, 8, 4));
+    int p6 = ten(&b, "p6", LG_DIMS(1, 2, 4, 2, 4, 4)), pt6 = ten(&b, "pt6", LG_DIMS(1, 2, 2, 4, 4, 4));
+    int win = ten(&b, "win", LG_DIMS(4, 16, 4)), qkv = ten(&b, "qkv", LG_DIMS(4, 16, 12));
+    int q5 = ten(&b, "q5", LG_DIMS(4, 16, 3, 2, 2)), qt5 = ten(&b, "qt5", LG_DIMS(3, 4, 2, 16, 2));
+    int q = ten(&b, "q", LG_DIMS(4, 2, 16, 2)), k = ten(&b, "k", LG_DIMS(4, 2, 16, 2)), v = ten(&b, "v", LG_DIMS(4, 2, 16, 2));
+    int s = ten(&b, "s", LG_DIMS(4, 2, 16, 16)), s5 = ten(&b, "s5", LG_DIMS(1, 4, 2, 16, 16));
+    int sm5 = ten(&b, "sm5", LG_DIMS(1, 4, 2, 16, 16)), sm = ten(&b, "sm", LG_DIMS(4, 2, 16, 16));
+    int pr = ten(&b, "pr", LG_DIMS(4, 2, 16, 16)), o4 = ten(&b, "o4", LG_DIMS(4, 2, 16, 2));
+    int ot = ten(&b, "ot", LG_DIMS(4, 16, 2, 2)), o3 = ten(&b, "o3", LG_DIMS(4, 16, 4));
+    int r6 = ten(&b, "r6", LG_DIMS(1, 2, 2, 4, 4, 4)), rt6 = ten(&b, "rt6", LG_DIMS(1, 2, 4, 2, 4, 4));
+    int y = ten(&b, "y", LG_DIMS(1, 8, 8, 4));
+    float w[48], mask[1024];
+    for (int i = 0; i < 48; i++) w[i] = (float)((i * 5) % 7 - 3) * 0.25f;
+    for (int i = 0; i < 1024; i++) mask[i] = (i / 16 + i % 16) % 3 == 0 ? -100.0f : 0.0f;
+    int wq = lg_b_const_f32(&b, "w_qkv", LG_DIMS(12, 4), w);
+    int mk = lg_b_const_f32(&b, "mask", LG_DIMS(1, 4, 1, 16, 16), mask);
+    reshape_to(&b, x, p6);
+    transpose(&b, p6, LG_DIMS(0, 1, 3, 2, 4, 5), pt6);
+    reshape_to(&b, pt6, win);
+    lg_fully_connected_options fo;
+    lg_opts_init(LG_OPTS_FULLY_CONNECTED_OPTIONS, &fo, sizeof fo);
+    fo.keep_num_dims = true;
+    lg_b_op_opts(&b, LG_OP_FULLY_CONNECTED, LG_IDS(win, wq, -1), LG_IDS(qkv), LG_OPTS_FULLY_CONNECTED_OPTIONS, &fo);
+    reshape_to(&b, qkv, q5);
+    transpose(&b, q5, LG_DIMS(2, 0, 3, 1, 4), qt5);
+    lg_gather_options go;
+    lg_opts_init(LG_OPTS_GATHER_OPTIONS, &go, sizeof go);
+    int qs[3] = {q, k, v};
+    for (int i = 0; i < 3; i++) {
+        char nm[16];
+        snprintf(nm, sizeof nm, "i%d", i);
+        int idx = lg_b_const_i32(&b, nm, LG_SCALAR, (const int32_t[]){i});
+        lg_b_op_opts(&b, LG_OP_GATHER, LG_IDS(qt5, idx), LG_IDS(qs[i]), LG_OPTS_GATHER_OPTIONS, &go);
+    }
+    lg_batch_mat_mul_options bo;
+    lg_opts_init(LG_OPTS_BATCH_MAT_MUL_OPTIONS, &bo, sizeof bo);
+    bo.adj_y = true;
+    lg_b_op_opts(&b, LG_OP_BATCH_MATMUL, LG_IDS(q, k), LG_IDS(s), LG_OPTS_BATCH_MAT_MUL_OPTIONS, &bo);
+    reshape_to(&b, s, s5);
+    binary(&b, LG_OP_ADD, s5, mk, sm5);
+    reshape_to(&b, sm5, sm);
+    lg_softmax_options so = {1.0f};
+    lg_b_op_opts(&b, LG_OP_SOFTMAX, LG_IDS(sm), LG_IDS(pr), LG_OPTS_SOFTMAX_OPTIONS, &so);
+    bo.adj_y = false;
+    lg_b_op_opts(&b, LG_OP_BATCH_MATMUL, LG_IDS(pr, v), LG_IDS(o4), LG_OPTS_BATCH_MAT_MUL_OPTIONS, &bo);
+    transpose(&b, o4, LG_DIMS(0, 2, 1, 3), ot);
+    reshape_to(&b, ot, o3);
+    reshape_to(&b, o3, r6);
+    transpose(&b, r6, LG_DIMS(0, 1, 3, 2, 4, 5), rt6);
+    reshape_to(&b, rt6, y);
+    lg_b_io(&b, LG_IDS(x), LG_IDS(y));
+    CHECK_EQ_INT(b.status, LG_OK);
+    FIXED(m, o, rep);
+    CHECK_EQ_INT(rep->passes[0].delta.applied, 4);
+    CHECK_EQ_INT(rep->passes[0].delta.skipped, 0);
+    CHECK_RULES(m, o);
+    CHECK(max_rank(o) <= 4);
+    CHECK_EQ_INT(n_code(o, LG_OP_SPACE_TO_DEPTH), 1);
+    CHECK_EQ_INT(n_code(o, LG_OP_DEPTH_TO_SPACE), 1);
+    CHECK_EQ_INT(n_code(o, LG_OP_GATHER), 0);
+    CHECK_EQ_INT(blockers(o, LG_TARGET_MLDRIFT), 0);
+    CHECK_EQ_INT(blockers(o, LG_TARGET_CLASSIC), 0);
+    DONE(m, o, rep);
+}
+
 /* ------------------------------------------------------------------ shuffles */
 
 /* Channel shuffle on NHWC: x[1,2,3,6] -> RESHAPE [1,2,3,2,3] (g=2, c=3) -> TRANSPOSE
