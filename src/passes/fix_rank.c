@@ -195,6 +195,8 @@ static int32_t rt(xctx *x, int32_t t) {
     r.rank = tt->rank;
     r.gid = r.like = t;
     r.cdim = r.cidx = -1;
+    memcpy(r.csh, r.shape, sizeof r.csh);
+    r.crank = r.rank;
     int32_t p = lg_graph_producer(x->g, t);
     if (is_const) {
         r.role = RK_CONST;
@@ -231,6 +233,12 @@ static int32_t tmp(xctx *x, int32_t like, const int32_t *shape, uint32_t rank) {
 
 static void add(xctx *x, rk_op *o) {
     if (!x->ok) return;
+    bool all_const = true;
+    for (uint32_t k = 0; k < o->n_in; k++) all_const &= x->r->t[o->in[k]].role == RK_CONST;
+    if (all_const) {
+        refuse(x, "%s (op %d) has only constant inputs (fold them first)", lg_builtin_name(o->code), o->src);
+        return;
+    }
     if (lgrk_add_op(x->r, o) < 0) nomem(x);
 }
 
@@ -667,7 +675,17 @@ static void read_op(xctx *x, uint32_t i) {
         }
         int32_t in = rt(x, op->inputs[0]), out = rt(x, op->outputs[0]);
         if (x->ok && RT(x, in)->role == RK_CONST) {
-            refuse(x, "%s (op %u) of a constant (fold it first)", lg_builtin_name(code), i);
+            /* a constant in another shape: the same bytes, no op */
+            if (RT(x, out)->role != RK_TMP) {
+                refuse(x, "%s (op %u) of a constant writes a region output (fold it first)", lg_builtin_name(code), i);
+                return;
+            }
+            rk_tensor *to = &x->r->t[out];
+            to->role = RK_CONST;
+            to->gid = RT(x, in)->gid;
+            to->like = RT(x, in)->like;
+            memcpy(to->csh, RT(x, in)->csh, sizeof to->csh); /* gid's own shape */
+            to->crank = RT(x, in)->crank;
             return;
         }
         reshape(x, (int32_t)i, in, out);

@@ -43,7 +43,9 @@ typedef struct rk_tensor {
     uint8_t role;
     int32_t gid;         /* the graph tensor (IN, OUT, CONST; TMP: the one it stands for, or -1) */
     int32_t like;        /* a graph tensor with its type, quantization and a name to derive from */
-    int32_t cdim, cidx;  /* CONST: the slab cidx of dim cdim of constant gid (cdim -1: all) */
+    int32_t cdim, cidx;  /* CONST: the slab cidx of dim cdim of constant gid's data viewed */
+    int32_t csh[LG_MAX_RANK]; /* in shape csh (cdim -1: all of it; csh is then gid's own */
+    uint32_t crank;           /* shape) */
 } rk_tensor;
 
 typedef struct rk_op {
@@ -89,7 +91,9 @@ typedef struct rk_ltensor {
     uint32_t rank;
     int32_t gid;         /* an existing graph tensor, or -1: a new one */
     int32_t like;        /* the graph tensor whose type, quantization and name it takes */
-    int32_t cgid, cdim, cidx; /* a new constant: the slab cidx of dim cdim of constant cgid */
+    int32_t cgid, cdim, cidx; /* a new constant: the slab cidx of dim cdim of constant cgid, */
+    int32_t cshape[LG_MAX_RANK]; /* its data viewed in this shape */
+    uint32_t crank;
     bool is_const;       /* a new constant (cdim -1: all of cgid's data, in this shape) */
     int32_t prod;        /* the lowered op writing it, -1 */
     int32_t next;        /* the next realization of the same data, -1 */

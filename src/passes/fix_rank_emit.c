@@ -170,9 +170,9 @@ static lg_status make_const(lg_pass_ctx *c, const rk_ltensor *lt, uint32_t k, in
         return copy_quant(c, lt->cgid, *out);
     }
     size_t eb = (size_t)lg_dtype_bits(src->type) / 8;
-    int64_t outer = 1, inner = 1, n = src->shape[lt->cdim];
-    for (int32_t d = 0; d < lt->cdim; d++) outer *= src->shape[d];
-    for (uint32_t d = (uint32_t)lt->cdim + 1; d < src->rank; d++) inner *= src->shape[d];
+    int64_t outer = 1, inner = 1, n = lt->cshape[lt->cdim]; /* the slab of the data as viewed */
+    for (int32_t d = 0; d < lt->cdim; d++) outer *= lt->cshape[d];
+    for (uint32_t d = (uint32_t)lt->cdim + 1; d < lt->crank; d++) inner *= lt->cshape[d];
     uint8_t *data = malloc((size_t)(outer * inner) * eb);
     if (!data) return lgi_fail(c->err, LG_ERR_NOMEM, "reduce-rank: out of memory");
     const uint8_t *from = c->m->buffers[src->buffer].data;

@@ -38,6 +38,8 @@ int32_t lgrk_low_tensor(rk_low *l, const rk_tensor *at, const int32_t *shape, ui
     x->cgid = at->gid;
     x->cdim = at->cdim;
     x->cidx = at->cidx;
+    memcpy(x->cshape, at->csh, sizeof x->cshape);
+    x->crank = at->crank;
     x->is_const = is_const;
     x->prod = -1;
     x->next = -1;
@@ -155,8 +157,8 @@ static int32_t req(lctx *c, int32_t t, const int32_t *shape, uint32_t rank) {
     int32_t lt;
     if (c->csrc[a] >= 0) {
         const rk_tensor *ct = &c->r->t[c->csrc[a]];
-        bool same = ct->cdim < 0 && ct->rank == rank &&
-                    memcmp(ct->shape, shape, rank * sizeof *shape) == 0;
+        bool same = ct->cdim < 0 && ct->crank == rank && /* the constant as it is */
+                    memcmp(ct->csh, shape, rank * sizeof *shape) == 0;
         lt = lgrk_low_tensor(c->l, ct, shape, rank, same ? ct->gid : -1, !same);
         if (lt < 0) return nomem(c), -1;
         produce(c, t, lt);
@@ -244,8 +246,8 @@ static void lower_ew(lctx *c, const rk_op *o) {
     if (!pad4(c, o, sizes, n, ov)) return;
     for (uint32_t k = 0; k < o->n_in; k++) {
         const rk_tensor *tx = T(c, o->in[k]);
-        if (tx->role == RK_CONST && tx->cdim < 0 && lgrk_numel(tx) == 1 && tx->rank <= RK_GPU_RANK) {
-            in[k] = req(c, o->in[k], tx->shape, tx->rank); /* a scalar broadcasts as it is */
+        if (tx->role == RK_CONST && tx->cdim < 0 && lgrk_numel(tx) == 1 && tx->crank <= RK_GPU_RANK) {
+            in[k] = req(c, o->in[k], tx->csh, tx->crank); /* a scalar broadcasts as it is */
             continue;
         }
         int32_t xs[LG_MAX_RANK], xv[RK_GPU_RANK];

@@ -251,7 +251,9 @@ static bool pieces(sctx *s, int32_t t, int32_t at) {
         int32_t shape[LG_MAX_RANK];
         s_piece_shape(s, t, shape);
         for (int32_t q = 0; q < npieces(s, t); q++) {
-            rk_tensor c = *x;
+            rk_tensor c = *x; /* the slab q of x's data viewed in x's shape */
+            memcpy(c.csh, x->shape, sizeof c.csh);
+            c.crank = x->rank;
             memcpy(c.shape, shape, sizeof shape);
             c.cdim = s->adim[t];
             c.cidx = q;

@@ -831,7 +831,77 @@ LG_TEST(rank_batch_matmul_5d) {
     DONE(m, o, rep);
 }
 
+/* torch.stack then chunk: a, b [2,3,4,5] -> PACK axis 1 -> [2,2,3,4,5] -> SPLIT axis 3 in 2
+   -> [2,2,3,2,5] x 2 -> RESHAPE [4,3,10]. The PACK is a CONCATENATION of [2,1,3,4,5] views
+   (grouped [2,3,20] -> [2,6,20]), each SPLIT output a SLICE of 10 of the 20. out_p[n*2 + s][c]
+   [hh*5 + w] = (s ? b : a)[n][c][2p + hh][w]. */
+LG_TEST(rank_pack_and_split) {
+    lg_builder b;
+    lg_model *m = new_model(&b);
+    int a = ten(&b, "a", LG_DIMS(2, 3, 4, 5)), bb = ten(&b, "b", LG_DIMS(2, 3, 4, 5));
+    int p5 = ten(&b, "p5", LG_DIMS(2, 2, 3, 4, 5));
+    int s0 = ten(&b, "s0", LG_DIMS(2, 2, 3, 2, 5)), s1 = ten(&b, "s1", LG_DIMS(2, 2, 3, 2, 5));
+    int o0 = ten(&b, "o0", LG_DIMS(4, 3, 10)), o1 = ten(&b, "o1", LG_DIMS(4, 3, 10));
+    lg_pack_options po = {2, 1};
+    lg_b_op_opts(&b, LG_OP_PACK, LG_IDS(a, bb), LG_IDS(p5), LG_OPTS_PACK_OPTIONS, &po);
+    int ax = lg_b_const_i32(&b, "axis", LG_SCALAR, (const int32_t[]){3});
+    lg_split_options so = {2};
+    lg_b_op_opts(&b, LG_OP_SPLIT, LG_IDS(ax, p5), LG_IDS(s0, s1), LG_OPTS_SPLIT_OPTIONS, &so);
+    reshape_to(&b, s0, o0);
+    reshape_to(&b, s1, o1);
+    lg_b_io(&b, LG_IDS(a, bb), LG_IDS(o0, o1));
+    CHECK_EQ_INT(b.status, LG_OK);
+    FIXED(m, o, rep);
+    CHECK_RULES(m, o);
+    CHECK(max_rank(o) <= 4);
+    CHECK_EQ_INT(n_code(o, LG_OP_PACK), 0);
+    CHECK_EQ_INT(n_code(o, LG_OP_SPLIT), 0);
+    CHECK_EQ_INT(n_code(o, LG_OP_CONCATENATION), 1);
+    CHECK_EQ_INT(n_code(o, LG_OP_SLICE), 2);
+    float xa[120], xb[120], got[120];
+    for (int i = 0; i < 120; i++) {
+        xa[i] = (float)i;
+        xb[i] = 1000.0f + (float)i;
+    }
+    for (uint32_t p = 0; p < 2; p++) {
+        if (!run_f32(o, (const float *const[]){xa, xb}, 2, p, got, 120)) break;
+        int bad = 0;
+        for (int n = 0; n < 2; n++)
+            for (int s = 0; s < 2; s++)
+                for (int c = 0; c < 3; c++)
+                    for (int hh = 0; hh < 2; hh++)
+                        for (int w = 0; w < 5; w++)
+                            bad += got[((n * 2 + s) * 3 + c) * 10 + hh * 5 + w] !=
+                                   (s ? xb : xa)[((n * 3 + c) * 4 + 2 * (int)p + hh) * 5 + w];
+        CHECK_EQ_INT(bad, 0);
+    }
+    DONE(m, o, rep);
+}
+
 /* ------------------------------------------------------------------ near-miss and refusals */
+
+/* An op the pass does not rewrite on a rank-5 tensor (ARG_MAX): the region is left alone and
+   the note names the op. */
+LG_TEST(rank_unsupported_op_skipped) {
+    lg_builder b;
+    lg_model *m = new_model(&b);
+    int x = ten(&b, "x", LG_DIMS(2, 3, 20));
+    int r5 = ten(&b, "r5", LG_DIMS(2, 3, 4, 5, 1));
+    int am = lg_b_tensor(&b, "am", LG_INT32, LG_DIMS(2, 3, 4, 1));
+    reshape_to(&b, x, r5);
+    int ax = lg_b_const_i32(&b, "axis", LG_DIMS(1), (const int32_t[]){3});
+    lg_arg_max_options ao;
+    lg_opts_init(LG_OPTS_ARG_MAX_OPTIONS, &ao, sizeof ao);
+    ao.output_type = LG_INT32;
+    lg_b_op_opts(&b, LG_OP_ARG_MAX, LG_IDS(r5, ax), LG_IDS(am), LG_OPTS_ARG_MAX_OPTIONS, &ao);
+    lg_b_io(&b, LG_IDS(x), LG_IDS(am));
+    CHECK_EQ_INT(b.status, LG_OK);
+    FIXED(m, o, rep);
+    CHECK_EQ_INT(rep->passes[0].delta.applied, 0);
+    CHECK(strstr(rep->passes[0].delta.note, "ARG_MAX") != NULL);
+    CHECK(same_ops(m, o));
+    DONE(m, o, rep);
+}
 
 /* The channel shuffle at rank 4 ([1,4,6] -> [1,4,2,3] -> (0,1,3,2) -> [1,4,6]): nothing has
    rank 5, the pass must not touch it. */
