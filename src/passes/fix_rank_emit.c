@@ -9,7 +9,8 @@
  * out[b, h*r + i, w*r + j, c] = in[b, h, w, (i*r + j)*C + c]), or SPACE_TO_DEPTH of a rank-4
  * X (its inverse, space_to_depth.cc) viewed as Y, on every element. The NHWC PixelShuffle
  * (and Swin's window partition / reverse, which are the same permutations) pass; an ONNX
- * DepthToSpace in CRD order on NCHW data does not (it is split instead). */
+ * DepthToSpace in CRD order on NCHW data does not (it is split instead). Batch 1 only (see
+ * lgrk_pixel_plan). */
 #include <stdlib.h>
 
 #include "check/op_version.h"
@@ -128,7 +129,10 @@ lg_status lgrk_pixel_plan(const lg_pass_ctx *c, const rk_region *r, rk_low *l, b
     const rk_tensor *tx = &r->t[x], *ty = &r->t[y];
     for (int d2s = 1; d2s >= 0; d2s--) {
         const rk_tensor *t = d2s ? ty : tx;
-        if (t->rank != 4) continue;
+        /* batch 1 only: ML Drift's WebGPU backend runs DEPTH_TO_SPACE and SPACE_TO_DEPTH of a
+           batch > 1 fully delegated and writes zeros (litegpu verify, f32, 2x2x2x12 and
+           2x4x4x3; batch 1 matches the CPU); a batch > 1 takes the grouping's TRANSPOSE */
+        if (t->rank != 4 || t->shape[0] != 1) continue;
         const int32_t *s = t->shape;
         for (int32_t b = 2; b <= s[1] && b <= s[2]; b++) {
             if (s[1] % b || s[2] % b || !proves(r, d2s, s, b)) continue;

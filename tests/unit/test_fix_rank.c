@@ -328,17 +328,20 @@ LG_TEST(rank_qkv_head_split_batch2_unpack) {
 
 /* ------------------------------------------------------------------ Swin */
 
-/* Window partition, w = 2: x[2,4,4,3] -> RESHAPE [2,2,2,2,2,3] (B, H/w, w, W/w, w, C) ->
-   TRANSPOSE (0,1,3,2,4,5) -> RESHAPE [8,4,3] (B*nW, w*w, C). That element map is exactly
-   TFLite's SPACE_TO_DEPTH (block 2) followed by a RESHAPE: the region becomes those two
-   ops. out[(b*2 + hg)*2 + wg][i*2 + j][c] = x[b][hg*2 + i][wg*2 + j][c]. */
-LG_TEST(rank_swin_window_partition_is_space_to_depth) {
+/* Window partition, w = 2: x[B,4,4,3] -> RESHAPE [B,2,2,2,2,3] (B, H/w, w, W/w, w, C) ->
+   TRANSPOSE (0,1,3,2,4,5) -> RESHAPE [4B,4,3] (B*nW, w*w, C).
+   out[(b*2 + hg)*2 + wg][i*2 + j][c] = x[b][hg*2 + i][wg*2 + j][c].
+   B = 1: that element map is exactly TFLite's SPACE_TO_DEPTH (block 2) and a RESHAPE.
+   B = 2: ML Drift's WebGPU SPACE_TO_DEPTH writes zeros for a batch > 1 (fix_rank_emit.c), so
+   the grouping: B with H/w and the last w with C stay together, [4,2,2,6] -> TRANSPOSE
+   (0,2,1,3). */
+static void window_partition_case(int B) {
     lg_builder b;
     lg_model *m = new_model(&b);
-    int x = ten(&b, "x", LG_DIMS(2, 4, 4, 3));
-    int r6 = ten(&b, "r6", LG_DIMS(2, 2, 2, 2, 2, 3));
-    int t6 = ten(&b, "t6", LG_DIMS(2, 2, 2, 2, 2, 3));
-    int out = ten(&b, "windows", LG_DIMS(8, 4, 3));
+    int x = ten(&b, "x", LG_DIMS(B, 4, 4, 3));
+    int r6 = ten(&b, "r6", LG_DIMS(B, 2, 2, 2, 2, 3));
+    int t6 = ten(&b, "t6", LG_DIMS(B, 2, 2, 2, 2, 3));
+    int out = ten(&b, "windows", LG_DIMS(4 * B, 4, 3));
     reshape_to(&b, x, r6);
     transpose(&b, r6, LG_DIMS(0, 1, 3, 2, 4, 5), t6);
     reshape_to(&b, t6, out);
@@ -346,15 +349,24 @@ LG_TEST(rank_swin_window_partition_is_space_to_depth) {
     CHECK_EQ_INT(b.status, LG_OK);
     FIXED(m, o, rep);
     CHECK_RULES(m, o);
-    CHECK_EQ_INT(o->subgraphs[0].n_ops, 2);
-    CHECK_EQ_INT(code_at(o, 0), LG_OP_SPACE_TO_DEPTH);
-    CHECK_EQ_INT(code_at(o, 1), LG_OP_RESHAPE);
-    CHECK_EQ_INT(((const lg_space_to_depth_options *)o->subgraphs[0].ops[0].opts)->block_size, 2);
+    CHECK(max_rank(o) <= 4);
+    if (B == 1) {
+        CHECK_EQ_INT(o->subgraphs[0].n_ops, 2);
+        CHECK_EQ_INT(code_at(o, 0), LG_OP_SPACE_TO_DEPTH);
+        CHECK_EQ_INT(code_at(o, 1), LG_OP_RESHAPE);
+        CHECK_EQ_INT(((const lg_space_to_depth_options *)o->subgraphs[0].ops[0].opts)->block_size, 2);
+    } else {
+        CHECK_EQ_INT(n_code(o, LG_OP_SPACE_TO_DEPTH), 0);
+        CHECK_EQ_INT(o->subgraphs[0].n_ops, 3);
+        CHECK_EQ_INT(code_at(o, 1), LG_OP_TRANSPOSE);
+        CHECK(ints_eq(const_i32(o, o->subgraphs[0].ops[0].inputs[1]), LG_DIMS(4, 2, 2, 6)));
+        CHECK(ints_eq(const_i32(o, o->subgraphs[0].ops[1].inputs[1]), LG_DIMS(0, 2, 1, 3)));
+    }
     float in[96], got[96];
     iota(in, 96);
-    if (run_f32(o, (const float *const[]){in}, 1, 0, got, 96)) {
+    if (run_f32(o, (const float *const[]){in}, 1, 0, got, (size_t)(48 * B))) {
         int bad = 0;
-        for (int bb = 0; bb < 2; bb++)
+        for (int bb = 0; bb < B; bb++)
             for (int hg = 0; hg < 2; hg++)
                 for (int wg = 0; wg < 2; wg++)
                     for (int i = 0; i < 2; i++)
@@ -367,16 +379,23 @@ LG_TEST(rank_swin_window_partition_is_space_to_depth) {
     DONE(m, o, rep);
 }
 
-/* Window reverse: windows[8,2,2,3] -> RESHAPE [2,2,2,2,2,3] (B, H/w, W/w, w, w, C) ->
-   TRANSPOSE (0,1,3,2,4,5) -> RESHAPE [2,4,4,3]: DEPTH_TO_SPACE (block 2) of the windows
-   viewed as [2,2,2,12]. y[b][hg*2 + i][wg*2 + j][c] = windows[(b*2 + hg)*2 + wg][i][j][c]. */
-LG_TEST(rank_swin_window_reverse_is_depth_to_space) {
+LG_TEST(rank_swin_window_partition) {
+    window_partition_case(1);
+    window_partition_case(2);
+}
+
+/* Window reverse: windows[4B,2,2,3] -> RESHAPE [B,2,2,2,2,3] (B, H/w, W/w, w, w, C) ->
+   TRANSPOSE (0,1,3,2,4,5) -> RESHAPE [B,4,4,3].
+   y[b][hg*2 + i][wg*2 + j][c] = windows[(b*2 + hg)*2 + wg][i][j][c].
+   B = 1: DEPTH_TO_SPACE (block 2) of the windows viewed as [1,2,2,12]; B = 2: the grouping's
+   TRANSPOSE, as for the partition. */
+static void window_reverse_case(int B) {
     lg_builder b;
     lg_model *m = new_model(&b);
-    int x = ten(&b, "windows", LG_DIMS(8, 2, 2, 3));
-    int r6 = ten(&b, "r6", LG_DIMS(2, 2, 2, 2, 2, 3));
-    int t6 = ten(&b, "t6", LG_DIMS(2, 2, 2, 2, 2, 3));
-    int out = ten(&b, "y", LG_DIMS(2, 4, 4, 3));
+    int x = ten(&b, "windows", LG_DIMS(4 * B, 2, 2, 3));
+    int r6 = ten(&b, "r6", LG_DIMS(B, 2, 2, 2, 2, 3));
+    int t6 = ten(&b, "t6", LG_DIMS(B, 2, 2, 2, 2, 3));
+    int out = ten(&b, "y", LG_DIMS(B, 4, 4, 3));
     reshape_to(&b, x, r6);
     transpose(&b, r6, LG_DIMS(0, 1, 3, 2, 4, 5), t6);
     reshape_to(&b, t6, out);
@@ -384,14 +403,20 @@ LG_TEST(rank_swin_window_reverse_is_depth_to_space) {
     CHECK_EQ_INT(b.status, LG_OK);
     FIXED(m, o, rep);
     CHECK_RULES(m, o);
-    CHECK_EQ_INT(o->subgraphs[0].n_ops, 2);
-    CHECK_EQ_INT(code_at(o, 0), LG_OP_RESHAPE);
-    CHECK_EQ_INT(code_at(o, 1), LG_OP_DEPTH_TO_SPACE);
+    CHECK(max_rank(o) <= 4);
+    if (B == 1) {
+        CHECK_EQ_INT(o->subgraphs[0].n_ops, 2);
+        CHECK_EQ_INT(code_at(o, 0), LG_OP_RESHAPE);
+        CHECK_EQ_INT(code_at(o, 1), LG_OP_DEPTH_TO_SPACE);
+    } else {
+        CHECK_EQ_INT(n_code(o, LG_OP_DEPTH_TO_SPACE), 0);
+        CHECK_EQ_INT(n_code(o, LG_OP_TRANSPOSE), 1);
+    }
     float in[96], got[96];
     iota(in, 96);
-    if (run_f32(o, (const float *const[]){in}, 1, 0, got, 96)) {
+    if (run_f32(o, (const float *const[]){in}, 1, 0, got, (size_t)(48 * B))) {
         int bad = 0;
-        for (int bb = 0; bb < 2; bb++)
+        for (int bb = 0; bb < B; bb++)
             for (int hg = 0; hg < 2; hg++)
                 for (int wg = 0; wg < 2; wg++)
                     for (int i = 0; i < 2; i++)
@@ -402,6 +427,11 @@ LG_TEST(rank_swin_window_reverse_is_depth_to_space) {
         CHECK_EQ_INT(bad, 0);
     }
     DONE(m, o, rep);
+}
+
+LG_TEST(rank_swin_window_reverse) {
+    window_reverse_case(1);
+    window_reverse_case(2);
 }
 
 /* Window partition with an op inside (a per-position scale K[w][C] on the 6-D windows), so
