@@ -236,6 +236,18 @@ static void sizes_of(const rk_group *gs, uint32_t n, int32_t *sizes) {
 
 /* ------------------------------------------------------------------ ops */
 
+/* Operand k of o in view xv (rank 4). Two different tensors of the region may hold the same
+   data (one came from an op that only moved 1-sized dims): ML Drift refuses an elementwise op
+   that reads one tensor twice (identical-inputs) and hangs on such a BATCH_MATMUL (litegpu
+   verify: BATCH_MATMUL(x, x) of [1,12,2,2] never finishes; of x and a copy it matches the CPU),
+   so the second reads it one rank lower (the leading 1 dropped), which broadcasts the same. */
+static int32_t distinct(lctx *c, const rk_op *o, const int32_t *in, uint32_t k, const int32_t *xv) {
+    int32_t lt = req(c, o->in[k], xv, RK_GPU_RANK);
+    for (uint32_t j = 0; j < k && lt >= 0; j++)
+        if (in[j] == lt && o->in[j] != o->in[k] && xv[0] == 1) return req(c, o->in[k], xv + 1, RK_GPU_RANK - 1);
+    return lt;
+}
+
 static void lower_ew(lctx *c, const rk_op *o) {
     const rk_tensor *to = T(c, o->out);
     rk_group gs[LG_MAX_RANK];
@@ -254,16 +266,7 @@ static void lower_ew(lctx *c, const rk_op *o) {
         if (!operand_view(c, o->in[k], (int32_t)tx->rank, (int32_t)to->rank, gs, n, to->shape, xs) ||
             !pad4(c, o, xs, n, xv))
             return;
-        in[k] = req(c, o->in[k], xv, RK_GPU_RANK);
-        /* two different tensors of the region that hold the same data (one was an op that
-           changed nothing but 1-sized dims): ML Drift refuses an op reading one tensor twice
-           (identical-inputs), so the second reads it in a shape one rank lower, which
-           broadcasts the same */
-        for (uint32_t j = 0; j < k && in[k] >= 0; j++)
-            if (in[j] == in[k] && o->in[j] != o->in[k] && xv[0] == 1) {
-                in[k] = req(c, o->in[k], xv + 1, RK_GPU_RANK - 1);
-                break;
-            }
+        in[k] = distinct(c, o, in, k, xv);
     }
     emit(c, o->code, o->src, in, o->n_in, out_tensor(c, o->out, ov, RK_GPU_RANK), o->out);
 }
@@ -471,7 +474,7 @@ static void lower_bmm(lctx *c, const rk_op *o) {
         xs[n - 2] = tx->shape[rx - 2];
         xs[n - 1] = tx->shape[rx - 1];
         if (!pad4(c, o, xs, n, xv)) return;
-        in[k] = req(c, o->in[k], xv, RK_GPU_RANK);
+        in[k] = distinct(c, o, in, (uint32_t)k, xv);
     }
     emit(c, LG_OP_BATCH_MATMUL, o->src, in, 2, out_tensor(c, o->out, ov, RK_GPU_RANK), o->out);
 }
