@@ -380,16 +380,36 @@ static void x_concat(xctx *x, uint32_t i, const lg_op *op) {
     for (uint32_t k = 0; k < op->n_inputs; k++) o.in[k] = rt(x, op->inputs[k]);
     o.n_in = op->n_inputs;
     if (!x->ok) return;
-    int32_t axis = op->opts_kind == LG_OPTS_CONCATENATION_OPTIONS && op->opts
-                       ? ((const lg_concatenation_options *)op->opts)->axis : 0;
+    lg_concatenation_options c0;
+    lg_opts_init(LG_OPTS_CONCATENATION_OPTIONS, &c0, sizeof c0);
+    const lg_concatenation_options *co = op->opts_kind == LG_OPTS_CONCATENATION_OPTIONS && op->opts ? op->opts : &c0;
     int32_t r = (int32_t)RT(x, o.out)->rank;
-    o.axis = axis < 0 ? axis + r : axis;
+    o.axis = co->axis < 0 ? co->axis + r : co->axis;
     for (uint32_t k = 0; k < o.n_in; k++)
         if (RT(x, o.in[k])->rank != (uint32_t)r || o.axis < 0 || o.axis >= r) {
             refuse(x, "CONCATENATION (op %u) operands of another rank", i);
             return;
         }
+    /* a fused activation becomes its own op after the join (act(concat) is the same values),
+       so the join itself can be regrouped or become a choice of pieces */
+    static const int32_t act[5] = {-1, LG_OP_RELU, LG_OP_RELU_N1_TO_1, LG_OP_RELU6, LG_OP_TANH};
+    int8_t fa = co->fused_activation_function;
+    if (fa == 0) {
+        add(x, &o);
+        return;
+    }
+    if (fa < 0 || fa > 4) {
+        refuse(x, "CONCATENATION (op %u) with fused activation %d", i, fa);
+        return;
+    }
+    int32_t out = o.out;
+    o.out = tmp(x, out, RT(x, out)->shape, (uint32_t)r);
     add(x, &o);
+    rk_op e = op_of(K_EW, act[fa], -1); /* no options: not the CONCATENATION's */
+    e.in[0] = o.out;
+    e.n_in = 1;
+    e.out = out;
+    add(x, &e);
 }
 
 static void x_slice(xctx *x, uint32_t i, const lg_op *op) {

@@ -220,20 +220,16 @@ static lg_status make_tensors(lg_pass_ctx *c, const rk_low *l, int32_t *gt) {
 
 /* The options of a lowered op: the original op's for the ops that keep their meaning, the
    new axis / keep_dims / block size otherwise. */
-static lg_opts_kind options(const lg_pass_ctx *c, const rk_lop *o, void *buf, size_t size) {
-    const lg_op *src = o->src >= 0 ? lgp_op(c, (uint32_t)o->src) : NULL;
+static lg_opts_kind options(const rk_lop *o, void *buf, size_t size) {
     memset(buf, 0, size);
     switch (o->code) {
     case LG_OP_RESHAPE: case LG_OP_TRANSPOSE: case LG_OP_SLICE: return LG_OPTS_NONE;
     case LG_OP_STRIDED_SLICE:
         lg_opts_init(LG_OPTS_STRIDED_SLICE_OPTIONS, buf, sizeof(lg_strided_slice_options));
         return LG_OPTS_STRIDED_SLICE_OPTIONS;
-    case LG_OP_CONCATENATION: {
+    case LG_OP_CONCATENATION: { /* no fused activation: reading the region made it an op */
         lg_concatenation_options *co = buf;
         lg_opts_init(LG_OPTS_CONCATENATION_OPTIONS, co, sizeof *co);
-        if (src && src->opts_kind == LG_OPTS_CONCATENATION_OPTIONS && src->opts &&
-            lg_op_builtin(c->m, src) == LG_OP_CONCATENATION)
-            *co = *(const lg_concatenation_options *)src->opts;
         co->axis = o->axis;
         return LG_OPTS_CONCATENATION_OPTIONS;
     }
@@ -283,7 +279,7 @@ static lg_status insert_op(lg_pass_ctx *c, const rk_lop *o, const int32_t *gt, u
         lg_depth_to_space_options d;
         lg_space_to_depth_options e;
     } buf;
-    lg_opts_kind kind = options(c, o, &buf, sizeof buf);
+    lg_opts_kind kind = options(o, &buf, sizeof buf);
     const void *opts = kind == LG_OPTS_NONE ? NULL : &buf;
     bool keep = kind == LG_OPTS_NONE && o->code != LG_OP_RESHAPE && o->code != LG_OP_TRANSPOSE &&
                 o->code != LG_OP_SLICE && o->src >= 0;

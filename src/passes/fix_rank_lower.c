@@ -248,11 +248,30 @@ static int32_t distinct(lctx *c, const rk_op *o, const int32_t *in, uint32_t k, 
     return lt;
 }
 
+/* Two different operands of o hold the same data, and every operand is o's output shape (no
+   broadcast), so the first two output groups can be one: then distinct() has a leading 1. */
+static bool shared_full_operands(lctx *c, const rk_op *o) {
+    bool shared = false;
+    for (uint32_t k = 0; k < o->n_in; k++) {
+        const rk_tensor *tx = T(c, o->in[k]), *to = T(c, o->out);
+        if (tx->rank != to->rank || memcmp(tx->shape, to->shape, tx->rank * sizeof *tx->shape) != 0) return false;
+        for (uint32_t j = 0; j < k; j++)
+            shared |= o->in[j] != o->in[k] && dc_find(c, o->in[j]) == dc_find(c, o->in[k]);
+    }
+    return shared;
+}
+
 static void lower_ew(lctx *c, const rk_op *o) {
     const rk_tensor *to = T(c, o->out);
     rk_group gs[LG_MAX_RANK];
     uint32_t expl = o->kind == K_SOFTMAX ? 1u << (to->rank - 1) : 0;
     uint32_t n = lgrk_groups(c->g, c->r, o->out, expl, gs);
+    if (n == RK_GPU_RANK && shared_full_operands(c, o)) { /* see distinct(): make room */
+        gs[0].last = gs[1].last;
+        gs[0].size *= gs[1].size;
+        memmove(gs + 1, gs + 2, (n - 2) * sizeof *gs);
+        n--;
+    }
     int32_t sizes[LG_MAX_RANK], ov[RK_GPU_RANK], in[RK_MAX_IN];
     sizes_of(gs, n, sizes);
     if (!pad4(c, o, sizes, n, ov)) return;
@@ -464,6 +483,18 @@ static void lower_bmm(lctx *c, const rk_op *o) {
     int32_t ro = (int32_t)to->rank;
     rk_group gs[LG_MAX_RANK];
     uint32_t n = lgrk_groups(c->g, c->r, o->out, 3u << (ro - 2), gs);
+    const rk_tensor *ta = T(c, o->in[0]), *tb = T(c, o->in[1]);
+    if (n == RK_GPU_RANK && o->in[0] != o->in[1] && dc_find(c, o->in[0]) == dc_find(c, o->in[1]) &&
+        ta->rank == to->rank && tb->rank == to->rank &&
+        memcmp(ta->shape, to->shape, (size_t)(ro - 2) * sizeof *ta->shape) == 0 &&
+        memcmp(tb->shape, to->shape, (size_t)(ro - 2) * sizeof *tb->shape) == 0) {
+        /* both operands hold the same data, full over the batch: one batch group, so that
+           distinct() has a leading 1 to drop */
+        gs[0].last = gs[1].last;
+        gs[0].size *= gs[1].size;
+        memmove(gs + 1, gs + 2, (n - 2) * sizeof *gs);
+        n--;
+    }
     int32_t sizes[LG_MAX_RANK], ov[RK_GPU_RANK], in[2];
     sizes_of(gs, n, sizes);
     if (!pad4(c, o, sizes, n, ov)) return;

@@ -908,6 +908,49 @@ LG_TEST(rank_pack_and_split) {
     DONE(m, o, rep);
 }
 
+/* A CONCATENATION with a fused RELU at rank 5: a, b [2,3,4] -> RESHAPE [1,2,3,2,2] -> CONCAT
+   axis 2, RELU -> [1,2,6,2,2] -> RESHAPE [2,6,4]. The activation becomes its own RELU after the
+   join. out[i][j][k] = max(0, (j < 3 ? a[i][j][k] : b[i][j-3][k])), a = f - 10, b = 5 - f. */
+LG_TEST(rank_concat_fused_relu) {
+    lg_builder b;
+    lg_model *m = new_model(&b);
+    int a = ten(&b, "a", LG_DIMS(2, 3, 4)), bb = ten(&b, "b", LG_DIMS(2, 3, 4));
+    int a5 = ten(&b, "a5", LG_DIMS(1, 2, 3, 2, 2)), b5 = ten(&b, "b5", LG_DIMS(1, 2, 3, 2, 2));
+    int c5 = ten(&b, "c5", LG_DIMS(1, 2, 6, 2, 2)), out = ten(&b, "out", LG_DIMS(2, 6, 4));
+    reshape_to(&b, a, a5);
+    reshape_to(&b, bb, b5);
+    lg_concatenation_options co;
+    lg_opts_init(LG_OPTS_CONCATENATION_OPTIONS, &co, sizeof co);
+    co.axis = 2;
+    co.fused_activation_function = 1; /* RELU */
+    lg_b_op_opts(&b, LG_OP_CONCATENATION, LG_IDS(a5, b5), LG_IDS(c5), LG_OPTS_CONCATENATION_OPTIONS, &co);
+    reshape_to(&b, c5, out);
+    lg_b_io(&b, LG_IDS(a, bb), LG_IDS(out));
+    CHECK_EQ_INT(b.status, LG_OK);
+    FIXED(m, o, rep);
+    CHECK_RULES(m, o);
+    CHECK(max_rank(o) <= 4);
+    CHECK_EQ_INT(n_code(o, LG_OP_RELU), 1);
+    int32_t ci = first_op(o, LG_OP_CONCATENATION);
+    CHECK(ci >= 0 && ((const lg_concatenation_options *)o->subgraphs[0].ops[ci].opts)->fused_activation_function == 0);
+    float xa[24], xb[24], got[48];
+    for (int i = 0; i < 24; i++) {
+        xa[i] = (float)i - 10.0f;
+        xb[i] = 5.0f - (float)i;
+    }
+    if (run_f32(o, (const float *const[]){xa, xb}, 2, 0, got, 48)) {
+        int bad = 0;
+        for (int i = 0; i < 2; i++)
+            for (int j = 0; j < 6; j++)
+                for (int k = 0; k < 4; k++) {
+                    float v = j < 3 ? xa[(i * 3 + j) * 4 + k] : xb[(i * 3 + j - 3) * 4 + k];
+                    bad += got[(i * 6 + j) * 4 + k] != (v > 0 ? v : 0);
+                }
+        CHECK_EQ_INT(bad, 0);
+    }
+    DONE(m, o, rep);
+}
+
 /* ------------------------------------------------------------------ near-miss and refusals */
 
 /* An op the pass does not rewrite on a rank-5 tensor (ARG_MAX): the region is left alone and
