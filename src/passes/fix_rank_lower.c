@@ -510,12 +510,25 @@ static void lower_bmm(lctx *c, const rk_op *o) {
     emit(c, LG_OP_BATCH_MATMUL, o->src, in, 2, out_tensor(c, o->out, ov, RK_GPU_RANK), o->out);
 }
 
+/* t's data is already held as a scalar (an op wrote it). */
+static bool has_scalar(lctx *c, int32_t t) {
+    for (int32_t k = c->head[dc_find(c, t)]; k >= 0; k = c->l->t[k].next)
+        if (c->l->t[k].rank == 0) return true;
+    return false;
+}
+
 /* Each RK_OUT tensor written: by renaming the realization that has its shape, or by a
    RESHAPE into it. */
 static void write_outputs(lctx *c) {
     for (uint32_t t = 0; t < c->r->nt && c->ok && c->st == LG_OK; t++) {
         const rk_tensor *x = T(c, (int32_t)t);
         if (x->role != RK_OUT) continue;
+        if (x->rank == 0 && !has_scalar(c, (int32_t)t)) {
+            /* a RESHAPE to rank 0 has a 0-element shape, which TFLite (and check:
+               dynamic-tensor) reads as computed at run time */
+            refuse(c, "a scalar region output would need a RESHAPE to rank 0");
+            return;
+        }
         int32_t lt = req(c, (int32_t)t, x->shape, x->rank);
         if (lt < 0) return;
         rk_ltensor *y = &c->l->t[lt];
@@ -524,6 +537,7 @@ static void write_outputs(lctx *c) {
             y->gid = x->gid;
             continue;
         }
+
         int32_t nt = lgrk_low_tensor(c->l, x, x->shape, x->rank, x->gid, false);
         int32_t op = nt < 0 ? -1 : lgrk_low_op(c->l, LG_OP_RESHAPE, -1, &lt, 1, nt);
         if (op < 0) { nomem(c); return; }

@@ -1062,6 +1062,49 @@ LG_TEST(rank_graph_output_skipped) {
     DONE(m, o, rep);
 }
 
+/* A STRIDED_SLICE that shrinks every axis of a rank-5 tensor to a scalar: the rewrite would
+   end in a RESHAPE to rank 0 (a 0-element shape, a dynamic shape for the GPU), a new blocker,
+   so the region is left alone. The near-miss with a reduction to a scalar (which writes the
+   scalar itself, keep_dims false) is rewritten. */
+LG_TEST(rank_scalar_output) {
+    for (int reduce = 0; reduce < 2; reduce++) {
+        lg_builder b;
+        lg_model *m = new_model(&b);
+        int x = ten(&b, "x", LG_DIMS(2, 12));
+        int r5 = ten(&b, "r5", LG_DIMS(2, 3, 1, 2, 2));
+        int y = ten(&b, "y", LG_SCALAR);
+        reshape_to(&b, x, r5);
+        if (reduce) {
+            int ax = lg_b_const_i32(&b, "axes", LG_DIMS(5), (const int32_t[]){0, 1, 2, 3, 4});
+            lg_reducer_options ro = {false};
+            lg_b_op_opts(&b, LG_OP_SUM, LG_IDS(r5, ax), LG_IDS(y), LG_OPTS_REDUCER_OPTIONS, &ro);
+        } else {
+            int bg = lg_b_const_i32(&b, "b", LG_DIMS(5), (const int32_t[]){1, 2, 0, 1, 0});
+            int en = lg_b_const_i32(&b, "e", LG_DIMS(5), (const int32_t[]){2, 3, 1, 2, 1});
+            int st = lg_b_const_i32(&b, "s", LG_DIMS(5), (const int32_t[]){1, 1, 1, 1, 1});
+            lg_strided_slice_options so;
+            lg_opts_init(LG_OPTS_STRIDED_SLICE_OPTIONS, &so, sizeof so);
+            so.shrink_axis_mask = 31;
+            lg_b_op_opts(&b, LG_OP_STRIDED_SLICE, LG_IDS(r5, bg, en, st), LG_IDS(y), LG_OPTS_STRIDED_SLICE_OPTIONS, &so);
+        }
+        lg_b_io(&b, LG_IDS(x), LG_IDS(y));
+        CHECK_EQ_INT(b.status, LG_OK);
+        FIXED(m, o, rep);
+        if (reduce) {
+            CHECK_EQ_INT(rep->passes[0].delta.applied, 1);
+            CHECK_RULES(m, o);
+            float in[24], got[1];
+            iota(in, 24);
+            if (run_f32(o, (const float *const[]){in}, 1, 0, got, 1)) CHECK_EQ_INT(got[0], 276); /* 0+...+23 */
+        } else {
+            CHECK_EQ_INT(rep->passes[0].delta.applied, 0);
+            CHECK(strstr(rep->passes[0].delta.note, "rank 0") != NULL);
+            CHECK(same_ops(m, o));
+        }
+        DONE(m, o, rep);
+    }
+}
+
 /* ------------------------------------------------------------------ PyTorch-made fixtures */
 
 /* Import tests/fixtures/onnx/NAME.op17.onnx (as `litegpu convert` does). */
