@@ -795,4 +795,4 @@ const lg_pass lgp_reduce_rank = {
     "reduce-rank",
     "rewrite ops carrying rank >= 5 tensors at rank <= 4: unit dims dropped, dims that stay "
     "together merged, else a split into <= 16 pieces (or DEPTH_TO_SPACE/SPACE_TO_DEPTH)",
-    {"tensor-rank", "transpose-perm", NULL}, true, 0, rank_match, rank_apply};
+    {"tensor-rank", "transpose-perm", NULL}, true, 0, rank_match, rank_apply, false};

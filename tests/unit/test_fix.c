@@ -190,8 +190,7 @@ LG_TEST(fix_op_version_stored_above_computed) {
 }
 
 /* The why table and the registry agree: a rule marked covered has a registered pass that
-   removes it, and every rule a pass removes is marked covered (tensor-rank and
-   transpose-perm wait for reduce-rank: listed here until it is registered). */
+   removes it, and every rule a pass removes is marked covered. */
 LG_TEST(fix_why_table_matches_the_registry) {
     uint32_t n = 0;
     const lg_rule_info *rules = lg_rules(&n);
@@ -201,8 +200,7 @@ LG_TEST(fix_why_table_matches_the_registry) {
         for (uint32_t p = 0; p < lg_pass_count(); p++)
             for (uint32_t k = 0; k < 4 && lg_pass_at(p)->removes[k]; k++) has |= strcmp(lg_pass_at(p)->removes[k], id) == 0;
         if (rules[i].severity != LG_SEV_BLOCKER && !lg_fix_why(id)) continue; /* warnings need no why */
-        bool pending = !has && (strcmp(id, "tensor-rank") == 0 || strcmp(id, "transpose-perm") == 0);
-        if (lg_fix_rule_covered(id) != has && !pending)
+        if (lg_fix_rule_covered(id) != has)
             tf_fail(__FILE__, __LINE__, "rule %s: covered %d in fix_why.c, a pass removes it: %d", id,
                     lg_fix_rule_covered(id), has);
     }
