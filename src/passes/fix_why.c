@@ -61,9 +61,10 @@ static const why_row rows[] = {
      "no rewrite yet: x OP x with one tensor twice (an exact one exists: pass one side "
      "through MUL(x, 1); folding x-x to 0 is not exact for inf/NaN)"},
     {"op-params", true,
-     "rewritten: constant-index GATHER with non-1-D indices, DEQUANTIZE of a DENSIFY, 2-D "
-     "SELECT values (SELECT-free ELU); other parameter forms (invalid exports, shapes the "
-     "GPU kernel lacks) have no exact rewrite: --split"},
+     "rewritten: GATHER indices of rank >= 2 (flattened, then the result reshaped), "
+     "constant-index GATHER with non-1-D indices, DEQUANTIZE of a DENSIFY, 2-D SELECT values "
+     "(SELECT-free ELU); other parameter forms (invalid exports, shapes the GPU kernel lacks) "
+     "have no exact rewrite: --split"},
     {"resize-flags", false,
      "align_corners with half_pixel_centers: TFLite itself refuses the combination, so "
      "there is no meaning to keep"},
@@ -104,8 +105,9 @@ static const why_row rows[] = {
      "rewritten: folded by fold-constants; not when litegpu cannot run the op or the "
      "constant would grow past the folding limit (16 MiB and 4x its inputs)"},
     {"padv2-nonzero", true,
-     "rewritten: PAD(0) when the input is proven non-negative, or the max pool's own SAME "
-     "padding; otherwise a zero pad would change the result"},
+     "rewritten: PAD(0) when the input is proven non-negative, the max pool's own SAME "
+     "padding, or PAD(0) plus a constant holding the value on the border (exact for any "
+     "constant, -inf included); refused when that constant would pass 4 MiB: --split"},
     {"large-multi-axis-reduce", true,
      "rewritten: a chain of single-axis reductions (exact up to the order of fp32 "
      "additions)"},

@@ -16,6 +16,7 @@ extern const lg_pass lgp_cancel_transposes;
 extern const lg_pass lgp_remove_dead;
 extern const lg_pass lgp_sink_transposes;
 extern const lg_pass lgp_op_version_computed;
+extern const lg_pass lgp_gather_flatten_indices, lgp_padv2_const_border;
 extern const lg_pass lgp_unfuse_activation, lgp_transpose_conv_zerostuff, lgp_transpose_conv_zerostuff_overlap, lgp_padv2_maxpool_zero, lgp_split_multi_axis_reduce, lgp_pow_to_mul, lgp_pow_exp_log, lgp_strided_subsample_pool, lgp_resize_align_corners, lgp_mirror_pad_edges;
 extern const lg_pass lgp_gather_const_to_slices, lgp_squeeze_to_reshape, lgp_pack_unpack_split, lgp_broadcast_to_tile, lgp_select_const_condition, lgp_elu_select_free, lgp_softmax_beta, lgp_log_softmax, lgp_relu_0_to_1, lgp_int64_to_int32, lgp_densify_const, lgp_layerscale_into_fc, lgp_fc_output_reshape;
 extern const lg_pass lgp_harden_fp16, lgp_harden_fp16_split;

@@ -1,12 +1,14 @@
 /* The fix loop (lg_fix): a blocker a pass removes is removed and reported with its site and
    parity; a ready model is returned unchanged; a blocker no pass removes is left with why;
    the output is byte-deterministic; every blocker rule has a "why" text. */
+#include <math.h>
 #include <stdlib.h>
 
 #include "lg/check.h"
 #include "lg/fix.h"
 #include "lg/lg.h"
 #include "lg/passes.h"
+#include "lg/run.h"
 #include "tf.h"
 
 static lg_model *new_model(lg_builder *b) {
@@ -203,5 +205,97 @@ LG_TEST(fix_why_table_matches_the_registry) {
         if (lg_fix_rule_covered(id) != has)
             tf_fail(__FILE__, __LINE__, "rule %s: covered %d in fix_why.c, a pass removes it: %d", id,
                     lg_fix_rule_covered(id), has);
+    }
+}
+
+/* Run m on float input x (input 0) and int32 input k (input 1, optional); output 0 into y. */
+static void run2(const lg_model *m, const float *x, uint64_t nx, const int32_t *k, uint64_t nk, float *y, int64_t ny) {
+    lg_run_options ro;
+    memset(&ro, 0, sizeof ro);
+    lg_interp *it = NULL;
+    lg_error err;
+    CHECK_OK(lg_interp_create(m, &ro, &it, &err), &err);
+    if (!it) return;
+    CHECK_OK(lg_interp_set_input(it, 0, LG_FLOAT32, x, nx * 4, &err), &err);
+    if (k) CHECK_OK(lg_interp_set_input(it, 1, LG_INT32, k, nk * 4, &err), &err);
+    CHECK_OK(lg_interp_invoke(it, &err), &err);
+    lg_tensor_view v;
+    lg_interp_output(it, 0, &v);
+    CHECK_EQ_INT(v.numel, ny);
+    if (v.numel == ny) memcpy(y, v.data, (size_t)ny * 4);
+    lg_interp_free(it);
+}
+
+static bool has_rule(const lg_model *m, lg_gpu gpu, const char *rule) {
+    lg_check_options co = {LG_TARGET_MLDRIFT, 0, gpu};
+    lg_check_report *r = NULL;
+    lg_error err;
+    if (lg_check_model(m, &co, &r, &err) != LG_OK) return false;
+    bool hit = false;
+    for (uint32_t i = 0; i < r->n_findings; i++) hit |= strcmp(r->findings[i].rule->id, rule) == 0;
+    lg_check_report_free(r);
+    return hit;
+}
+
+/* gather-flatten-indices: an embedding lookup, table x [5, 3] (row r = {10r, 10r+1, 10r+2}),
+   ids [2, 2] = {4, 0, 2, 2}: y [2, 2, 3] = rows 4, 0, 2, 2. The near-miss (1-D ids) is left. */
+LG_TEST(fix_gather_flatten_indices) {
+    for (int flat = 0; flat < 2; flat++) {
+        lg_builder b;
+        lg_model *m = new_model(&b);
+        int x = lg_b_tensor(&b, "table", LG_FLOAT32, LG_DIMS(5, 3));
+        int k = flat ? lg_b_tensor(&b, "ids", LG_INT32, LG_DIMS(4)) : lg_b_tensor(&b, "ids", LG_INT32, LG_DIMS(2, 2));
+        int y = flat ? lg_b_tensor(&b, "y", LG_FLOAT32, LG_DIMS(4, 3)) : lg_b_tensor(&b, "y", LG_FLOAT32, LG_DIMS(2, 2, 3));
+        lg_gather_options go = {0, 0};
+        lg_b_op_opts(&b, LG_OP_GATHER, LG_IDS(x, k), LG_IDS(y), LG_OPTS_GATHER_OPTIONS, &go);
+        lg_b_io(&b, LG_IDS(x, k), LG_IDS(y));
+        CHECK_EQ_INT(b.status, LG_OK);
+        CHECK(has_rule(m, LG_GPU_ANY, "op-params") == !flat);
+        lg_fix_report *rep = NULL;
+        lg_model *o = fix(m, LG_GPU_ANY, &rep);
+        if (!o) { lg_model_free(m); return; }
+        CHECK(!has_rule(o, LG_GPU_ANY, "op-params"));
+        CHECK_EQ_INT(o->subgraphs[0].n_ops, flat ? 1 : 3);
+        float table[15], got[12];
+        for (int i = 0; i < 15; i++) table[i] = (float)(10 * (i / 3) + i % 3);
+        const int32_t ids[4] = {4, 0, 2, 2};
+        run2(o, table, 15, ids, 4, got, 12);
+        const float want[12] = {40, 41, 42, 0, 1, 2, 20, 21, 22, 20, 21, 22};
+        for (int i = 0; i < 12; i++) CHECK_NEAR(got[i], want[i], 0);
+        lg_fix_report_free(rep);
+        lg_model_free(o);
+        lg_model_free(m);
+    }
+}
+
+/* padv2-const-border: x [1,2,2,1] = {1,2,3,4} padded one row on top and one column on the right
+   with 1.5: y [1,3,3,1] = {1.5,1.5,1.5, 1,2,1.5, 3,4,1.5}; -inf too; value 0 is the near-miss
+   (no padv2-nonzero finding, unchanged). */
+LG_TEST(fix_padv2_const_border) {
+    const float vals[3] = {1.5f, -INFINITY, 0.0f};
+    for (int k = 0; k < 3; k++) {
+        lg_builder b;
+        lg_model *m = new_model(&b);
+        int x = lg_b_tensor(&b, "x", LG_FLOAT32, LG_DIMS(1, 2, 2, 1));
+        int p = lg_b_const_i32(&b, "pads", LG_DIMS(4, 2), (const int32_t[]){0, 0, 1, 0, 0, 1, 0, 0});
+        int v = lg_b_const_f32(&b, "value", LG_DIMS(1), &vals[k]);
+        int y = lg_b_tensor(&b, "y", LG_FLOAT32, LG_DIMS(1, 3, 3, 1));
+        lg_b_op(&b, LG_OP_PADV2, LG_IDS(x, p, v), LG_IDS(y));
+        lg_b_io(&b, LG_IDS(x), LG_IDS(y));
+        CHECK_EQ_INT(b.status, LG_OK);
+        CHECK(has_rule(m, LG_GPU_MALI, "padv2-nonzero") == (k < 2));
+        lg_fix_report *rep = NULL;
+        lg_model *o = fix(m, LG_GPU_MALI, &rep);
+        if (!o) { lg_model_free(m); return; }
+        CHECK(rep->ready_after);
+        CHECK_EQ_INT(o->subgraphs[0].n_ops, k < 2 ? 2 : 1);
+        float got[9];
+        run2(o, (const float[]){1, 2, 3, 4}, 4, NULL, 0, got, 9);
+        float c = vals[k];
+        const float want[9] = {c, c, c, 1, 2, c, 3, 4, c};
+        for (int i = 0; i < 9; i++) CHECK(got[i] == want[i]);
+        lg_fix_report_free(rep);
+        lg_model_free(o);
+        lg_model_free(m);
     }
 }
