@@ -125,6 +125,11 @@ int cli_model_check_format(const char *path);
    same file under another name (a hard link). Verbs that write a model refuse it. */
 bool cli_same_file(const char *in, const char *out);
 
+/* Write m to out atomically (lg_tflite_write_file: force replaces an existing regular file,
+   external stores large buffers after the flatbuffer), then the size and sha256 (hex, 64
+   characters) of what is on disk. CLI_OK, or CLI_ERROR with one line printed. */
+int cli_write_model(const lg_model *m, const char *out, bool force, bool external, size_t *size, char hex[65]);
+
 /* 0 when path may be written, or CLI_ERROR (printed). Call it before the work, so that a
    refused output fails fast. */
 int cli_output_check(const char *path, bool force);

@@ -229,29 +229,15 @@ int cmd_convert(const cli_verb *v, int argc, char **argv) {
         }
         m = opt_m;
     }
-    lg_write_options wo = {.external_buffers = external, .force = force};
-    lg_status st = lg_tflite_write_file(m, out, &wo, &err);
-    lg_model_free(m);
-    if (st != LG_OK) {
-        lg_pass_report_free(rep);
-        lg_import_report_free(irep);
-    }
-    if (st == LG_ERR_EXISTS) return cli_error("%s: output exists (use --force to replace it)", out);
-    if (st != LG_OK) return cli_lib_error(out, &err);
-
-    /* Report what is on disk now. */
-    cli_file f;
-    if (cli_file_open(out, &f) != 0) {
-        lg_pass_report_free(rep);
-        lg_import_report_free(irep);
-        return CLI_ERROR;
-    }
-    uint8_t digest[32];
+    size_t size = 0;
     char hex[65];
-    lg_sha256(f.data, f.size, digest);
-    lg_hex(digest, sizeof digest, hex);
-    size_t size = f.size;
-    cli_file_close(&f);
+    int wrc = cli_write_model(m, out, force, external, &size, hex);
+    lg_model_free(m);
+    if (wrc != CLI_OK) {
+        lg_pass_report_free(rep);
+        lg_import_report_free(irep);
+        return wrc;
+    }
     int prc = print_result(as_json, in, out, size, hex, rep, irep, report);
     lg_pass_report_free(rep);
     lg_import_report_free(irep);

@@ -573,25 +573,14 @@ int cmd_fix(const cli_verb *v, int argc, char **argv) {
         return ok ? CLI_OK : CLI_FINDINGS;
     }
     lg_model_free(m);
-    lg_write_options wo = {.force = a.force};
-    lg_status st = lg_tflite_write_file(fixed, a.out, &wo, &err);
-    lg_model_free(fixed);
-    if (st != LG_OK) {
-        lg_fix_report_free(rep);
-        if (st == LG_ERR_EXISTS) return cli_error("%s: output exists (use --force to replace it)", a.out);
-        return cli_lib_error(a.out, &err);
-    }
-    cli_file f;
-    if (cli_file_open(a.out, &f) != 0) {
-        lg_fix_report_free(rep);
-        return CLI_ERROR;
-    }
-    uint8_t digest[32];
+    size_t size = 0;
     char hex[65];
-    lg_sha256(f.data, f.size, digest);
-    lg_hex(digest, sizeof digest, hex);
-    size_t size = f.size;
-    cli_file_close(&f);
+    int wrc = cli_write_model(fixed, a.out, a.force, false, &size, hex);
+    lg_model_free(fixed);
+    if (wrc != CLI_OK) {
+        lg_fix_report_free(rep);
+        return wrc;
+    }
     int prc = a.json ? print_json(&a, rep, size, hex, NULL, NULL) : print_text(&a, rep, size, hex, NULL, NULL);
     bool ready = rep->ready_after;
     lg_fix_report_free(rep);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "lg/util.h"
 #include "json.h"
 
 /* ---------------------------------------------------------------- errors */
@@ -337,4 +338,23 @@ bool cli_same_file(const char *in, const char *out) {
     if (canonical_path(in, ci, sizeof ci) && canonical_path(out, co, sizeof co))
         return strcmp(ci, co) == 0;
     return false;
+}
+
+/* ---------------------------------------------------------------- writing a model */
+
+int cli_write_model(const lg_model *m, const char *out, bool force, bool external, size_t *size, char hex[65]) {
+    lg_write_options wo = {.external_buffers = external, .force = force};
+    lg_error err;
+    lg_status st = lg_tflite_write_file(m, out, &wo, &err);
+    if (st == LG_ERR_EXISTS) return cli_error("%s: output exists (use --force to replace it)", out);
+    if (st != LG_OK) return cli_lib_error(out, &err);
+    /* report what is on disk now */
+    cli_file f;
+    if (cli_file_open(out, &f) != 0) return CLI_ERROR;
+    uint8_t digest[32];
+    lg_sha256(f.data, f.size, digest);
+    lg_hex(digest, sizeof digest, hex);
+    *size = f.size;
+    cli_file_close(&f);
+    return CLI_OK;
 }
