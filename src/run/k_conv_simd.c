@@ -78,6 +78,12 @@ void lgk_cv_gemm_c4(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda
 void lgk_cv_gemm(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const float *bp, float *C, int64_t ldc,
                  const float *bias, lgk_clamp cl) {
     if (M <= 0 || N <= 0) return;
+#if LGK_CV_X86
+    if (lgk_simd_avx512()) {
+        lgk_cv_gemm_avx512(M, N, K, A, lda, bp, C, ldc, bias, cl);
+        return;
+    }
+#endif
     DISPATCH(gemm, M, N, K, A, lda, bp, C, ldc, bias, cl);
 }
 
