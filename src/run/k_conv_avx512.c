@@ -10,14 +10,17 @@
  * are computed together and when:
  *   - wider tiles over output columns (32 instead of 16) and 8 rows instead of 6: no output's
  *     sequence of operations changes;
- *   - k runs in blocks of KC (cache blocking, so that a block of the packed weights stays in
- *     L1 while all the row blocks of the tile use it): between two blocks an accumulator is
- *     stored to C as the fp32 value it is and loaded back, then its chain continues with the
- *     next k. No partial sums are formed or combined, so the order of the additions over k is
- *     the same; bias is the chain's start (first block), the clamp is applied after its end
- *     (last block) as before.
- * Rows past M are not computed (each tail height has its own unrolled kernel); columns past N
- * are computed on the packing's zero padding and not stored (masked stores). */
+ *   - per block of 32 columns, k runs in blocks of KC (cache blocking, so that a block of the
+ *     packed weights stays in L1 while all the row blocks use it): between two blocks an
+ *     accumulator is stored to C as the fp32 value it is and loaded back, then its chain
+ *     continues with the next k. No partial sums are formed or combined, so the order of the
+ *     additions over k is the same; bias is the chain's start (first block), the clamp is
+ *     applied after its end (last block) as before.
+ * The weights of a column block are read front to back and prefetched PF k ahead: the large
+ * convs' weights do not fit in the caches and come from DRAM on every run. Rows go in blocks
+ * of at most 8 as even as they go, each height with its own unrolled kernel (no row past M is
+ * computed); columns past N are computed on the packing's zero padding and not stored (masked
+ * stores). */
 #include "run/k_conv.h"
 
 /* Every product and sum below is its own fp32 operation: GCC in ISO C mode does not contract
@@ -38,6 +41,7 @@
 
 #define MR 8    /* rows per register tile */
 #define KC 256  /* k per cache block: 256 x 32 packed floats = 32 KiB, within a 48 KiB L1 */
+#define PF 96   /* the weights are prefetched this many k ahead (cold weights come from DRAM) */
 
 /* lanes [0, cnt) of 16 */
 static inline __mmask16 lanes(int64_t cnt) { return cnt >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << cnt) - 1u); }
@@ -69,6 +73,8 @@ static inline __attribute__((always_inline)) void tile(const int mr, const int n
 #pragma GCC unroll 8
     for (int r = 0; r < MR; r++) ap[r] = a + (r < mr ? r : 0) * lda;
     for (int64_t k = 0; k < kn; k++) {
+        _mm_prefetch((const char *)(b0 + (k + PF) * bs0), _MM_HINT_T0);
+        if (nv == 2) _mm_prefetch((const char *)(b1 + (k + PF) * 16), _MM_HINT_T0);
         const __m512 w0 = bs0 == 16 ? _mm512_loadu_ps(b0 + k * 16) : _mm512_maskz_loadu_ps(m0, b0 + k * bs0);
         const __m512 w1 = nv == 2 ? _mm512_loadu_ps(b1 + k * 16) : w0;
 #pragma GCC unroll 8
@@ -91,10 +97,11 @@ static inline __attribute__((always_inline)) void tile(const int mr, const int n
 
 /* The tiles of one column block (nv vectors; see tile) for all rows of the block of k. */
 #define ROWS(NV, BS0)                                                                                     \
-    for (int64_t m0 = 0; m0 < M; m0 += MR) {                                                              \
+    for (int64_t blk = 0; blk < nblk; blk++) {                                                            \
+        const int64_t m0 = M * blk / nblk, m1 = M * (blk + 1) / nblk;                                     \
         const float *a = A + m0 * lda + k0;                                                               \
         float *c = C + m0 * ldc + j0;                                                                     \
-        switch (M - m0 < MR ? M - m0 : MR) {                                                              \
+        switch (m1 - m0) {                                                                                \
         case 1: tile(1, NV, a, lda, kn, b0, BS0, mk0, b1, mk1, c, ldc, first, last, i0, i1, cl); break;   \
         case 2: tile(2, NV, a, lda, kn, b0, BS0, mk0, b1, mk1, c, ldc, first, last, i0, i1, cl); break;   \
         case 3: tile(3, NV, a, lda, kn, b0, BS0, mk0, b1, mk1, c, ldc, first, last, i0, i1, cl); break;   \
@@ -109,39 +116,31 @@ static inline __attribute__((always_inline)) void tile(const int mr, const int n
 void lgk_cv_gemm_avx512(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const float *Bp, float *C,
                         int64_t ldc, const float *bias, lgk_clamp cl) {
     if (M <= 0 || N <= 0) return;
-    /* one pass even when K == 0 (the outputs are the bias) */
-    for (int64_t k0 = 0; k0 == 0 || k0 < K; k0 += KC) {
-        const int64_t kn = K - k0 < KC ? K - k0 : KC;
-        const int first = k0 == 0, last = k0 + kn >= K;
-        /* panel p (16 columns from 16p) starts at Bp + 16pK: every panel but the last is
-           16 wide; the last is 8 wide when it holds at most 8 columns */
-        for (int64_t j0 = 0; j0 < N;) {
-            const int64_t rem = N - j0;
-            const float *b0 = Bp + j0 * K + k0 * (rem <= 8 ? 8 : 16);
-            const __mmask16 mk0 = lanes(rem);
-            const __m512 i0 = bias ? _mm512_maskz_loadu_ps(mk0, bias + j0) : _mm512_setzero_ps();
-            if (rem > 16) { /* two panels, the second 16 wide unless it is the last 8-wide one */
-                const int64_t rem1 = rem - 16;
-                if (rem1 > 8) {
-                    const float *b1 = Bp + (j0 + 16) * K + k0 * 16;
-                    const __mmask16 mk1 = lanes(rem1);
-                    const __m512 i1 = bias ? _mm512_maskz_loadu_ps(mk1, bias + j0 + 16) : _mm512_setzero_ps();
-                    ROWS(2, 16)
-                    j0 += 32;
-                    continue;
-                }
-            }
-            /* one panel: 16 wide, or the last one (8 or 16 wide) */
-            const float *b1 = b0;
-            const __mmask16 mk1 = mk0;
-            const __m512 i1 = i0;
-            if (rem <= 8) {
+    /* row blocks of 8 rows or fewer, as even as they go (49 rows: 7 x 7, not 6 x 8 + 1: a tile
+       of one or two rows waits on its adds) */
+    const int64_t nblk = (M + MR - 1) / MR;
+    /* panel p (16 columns from 16p) starts at Bp + 16pK: every panel but the last is 16 wide;
+       the last is 8 wide when it holds at most 8 columns */
+    for (int64_t j0 = 0; j0 < N;) {
+        const int64_t rem = N - j0, pw0 = rem <= 8 ? 8 : 16;
+        const int two = rem > 16 && rem - 16 > 8; /* two 16-wide panels */
+        const __mmask16 mk0 = lanes(rem), mk1 = two ? lanes(rem - 16) : mk0;
+        const __m512 i0 = bias ? _mm512_maskz_loadu_ps(mk0, bias + j0) : _mm512_setzero_ps();
+        const __m512 i1 = two && bias ? _mm512_maskz_loadu_ps(mk1, bias + j0 + 16) : i0;
+        /* one pass even when K == 0 (the outputs are the bias) */
+        for (int64_t k0 = 0; k0 == 0 || k0 < K; k0 += KC) {
+            const int64_t kn = K - k0 < KC ? K - k0 : KC;
+            const int first = k0 == 0, last = k0 + kn >= K;
+            const float *b0 = Bp + j0 * K + k0 * pw0, *b1 = two ? Bp + (j0 + 16) * K + k0 * 16 : b0;
+            if (two) {
+                ROWS(2, 16)
+            } else if (pw0 == 8) {
                 ROWS(1, 8)
             } else {
                 ROWS(1, 16)
             }
-            j0 += 16;
         }
+        j0 += two ? 32 : 16;
     }
 }
 #undef ROWS
