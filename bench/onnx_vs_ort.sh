@@ -2,6 +2,7 @@
 # bench/onnx_vs_ort.sh -- converted torchvision models: `litegpu bench` against onnxruntime-node.
 #
 #   bench/onnx_vs_ort.sh [--record] [--runs N] [--sweeps S] [--models "resnet18 mobilenet_v2 ..."] [--profile]
+#                        [--baseline BIN] [--avx2] [--out FILE.json]
 #
 # Issue #10's goal: litegpu bench on the converted .tflite at most onnxruntime-node's time on the
 # .onnx (ratio <= 1.0), both on 1 thread.
@@ -26,13 +27,19 @@
 # build/bench/op_profile.c from this script, linked against build/liblitegpu.a) times each op
 # through the interpreter's tap (lg/run.h: called after every op), 1 thread, input 0.5, 10 warm-up
 # runs and 21 timed runs, medians (its own run, not interleaved: shares, not a ratio).
-# --record writes bench/results/<date>-onnx-vs-ort.json. Never part of `make test`.
+# --baseline BIN also times another litegpu binary (e.g. an older build) in the same sweeps: it
+# converts each NAME.onnx itself (build/bench/NAME.baseline.tflite) and runs `BIN bench` on that,
+# so the table shows before/after ratios measured side by side. --avx2 also times this build with
+# LITEGPU_SIMD=avx2 (the vector code a CPU without AVX-512 runs; same bits).
+# --record writes bench/results/<date>-onnx-vs-ort.json (--out FILE.json: that file instead).
+# Never part of `make test`.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
 . bench/lib.sh
 
 record=0 runs=20 sweeps=3 profile=0 names="resnet18 mobilenet_v2 mobilenet_v3_large efficientnet_b0"
+baseline="" avx2=0 out=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --record) record=1 ;;
@@ -40,7 +47,10 @@ while [ $# -gt 0 ]; do
         --sweeps) sweeps="$2"; shift ;;
         --models) names="$2"; shift ;;
         --profile) profile=1 ;;
-        -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
+        --baseline) baseline="$2"; shift ;;
+        --avx2) avx2=1 ;;
+        --out) out="$2"; shift ;;
+        -h|--help) sed -n '2,36p' "$0"; exit 0 ;;
         *) die "unknown argument $1" ;;
     esac
     shift
@@ -51,30 +61,42 @@ command -v node >/dev/null || die "node not found (scripts/install-deps.sh insta
 [ -d peers/node_modules/onnxruntime-node ] || die "onnxruntime-node missing: run \`npm ci\` in peers/ (scripts/install-deps.sh)"
 make -s build/litegpu build/liblitegpu.a || die "build failed"
 mkdir -p build/bench && cp build/litegpu build/bench/litegpu-ort || die "cannot copy build/litegpu"
+if [ -n "$baseline" ]; then
+    [ -x "$baseline" ] || die "--baseline $baseline is not an executable"
+    cp "$baseline" build/bench/litegpu-baseline || die "cannot copy $baseline"
+fi
 # shellcheck disable=SC2086
 bash bench/onnx_convert.sh --export $names || die "export failed"
 models=()
 for n in $names; do
     build/bench/litegpu-ort convert "build/bench/$n.onnx" -o "build/bench/$n.tflite" --force >/dev/null \
         || die "litegpu convert build/bench/$n.onnx failed"
+    if [ -n "$baseline" ]; then
+        build/bench/litegpu-baseline convert "build/bench/$n.onnx" -o "build/bench/$n.baseline.tflite" --force >/dev/null \
+            || die "$baseline convert build/bench/$n.onnx failed"
+    fi
     models+=("build/bench/$n")
 done
 
 status=0
-/usr/bin/python3 - "$record" "$runs" "$sweeps" "${models[@]}" <<'PY' || status=$?
+/usr/bin/python3 - "$record" "$runs" "$sweeps" "${baseline:+1}" "$avx2" "$out" "${models[@]}" <<'PY' || status=$?
 import datetime, json, math, os, platform, subprocess, sys, time
 
 record, runs, sweeps = sys.argv[1] == "1", int(sys.argv[2]), int(sys.argv[3])
-models = sys.argv[4:]
+has_base, has_avx2, out = sys.argv[4] == "1", sys.argv[5] == "1", sys.argv[6]
+models = sys.argv[7:]
 cli = "build/bench/litegpu-ort"
 WARMUP, MIN_WARMUP_MS, THREADS, FILL = 5, 1500, 1, "half"
-NAMES = ["litegpu", "ort"]
+NAMES = ["litegpu", "ort"] + (["baseline"] if has_base else []) + (["avx2"] if has_avx2 else [])
 
 def tools(stem):
     common = ["--runs", str(runs), "--warmup", str(WARMUP), "--min-warmup-ms", str(MIN_WARMUP_MS), "--fill", FILL]
     return {
         "litegpu": [cli, "bench", stem + ".tflite", "--json", "--threads", str(THREADS)] + common,
         "ort": ["node", "peers/ort_bench.js", "--threads", str(THREADS)] + common + [stem + ".onnx"],
+        "baseline": ["build/bench/litegpu-baseline", "bench", stem + ".baseline.tflite", "--json", "--threads",
+                     str(THREADS)] + common,
+        "avx2": ["env", "LITEGPU_SIMD=avx2", cli, "bench", stem + ".tflite", "--json", "--threads", str(THREADS)] + common,
     }
 
 sys.path.insert(0, "bench")
@@ -108,6 +130,11 @@ for stem in models:
                              if "median_ms" in T["litegpu"] and "median_ms" in T["ort"] else None)
     r["litegpu_over_ort_per_sweep"] = [round(a["median_ms"] / b["median_ms"], 3)
                                        for a, b in zip(samples[stem]["litegpu"], samples[stem]["ort"]) if a["ok"] and b["ok"]]
+    for extra in NAMES[2:]:
+        r[extra + "_over_ort"] = (round(T[extra]["median_ms"] / T["ort"]["median_ms"], 3)
+                                  if "median_ms" in T[extra] and "median_ms" in T["ort"] else None)
+        r[extra + "_over_ort_per_sweep"] = [round(a["median_ms"] / b["median_ms"], 3)
+                                            for a, b in zip(samples[stem][extra], samples[stem]["ort"]) if a["ok"] and b["ok"]]
     results.append(r)
 
 print(f"\nwarm medians, median of {sweeps} interleaved sweeps; {runs} timed runs each after >= {WARMUP} runs"
@@ -128,6 +155,18 @@ if qs:
                "litegpu_over_ort_max": max(qs), "models_at_or_under_1": sum(q <= 1.0 for q in qs)}
     print(f"litegpu / ort: geometric mean {summary['litegpu_over_ort_geomean']:.2f}, max {max(qs):.2f};"
           f" <= 1.0 on {summary['models_at_or_under_1']} of {len(qs)} models")
+for extra in NAMES[2:]:
+    label = {"baseline": "the baseline binary (its own conversion)", "avx2": "this build with LITEGPU_SIMD=avx2"}[extra]
+    print(f"\n{label} / ort, same sweeps:")
+    for r in results:
+        L, E = r["tools"]["litegpu"], r["tools"][extra]
+        ps = ", ".join(f"{x:.2f}" for x in r[extra + "_over_ort_per_sweep"])
+        print(f"| {r['model']:<18} | {extra} {f(E.get('median_ms'), '8.2f')} ms | {extra}/ort {f(r[extra + '_over_ort'], '5.2f')}"
+              f" | per sweep {ps:<28} | litegpu/{extra} {f(L.get('median_ms') and E.get('median_ms') and L['median_ms'] / E['median_ms'], '5.2f')} |")
+    es = [r[extra + "_over_ort"] for r in results if r[extra + "_over_ort"]]
+    if es:
+        summary[extra + "_over_ort_geomean"] = round(math.exp(sum(map(math.log, es)) / len(es)), 3)
+        print(f"{extra} / ort: geometric mean {summary[extra + '_over_ort_geomean']:.2f}")
 print(f"{elapsed:.0f} s; load average {load_start[0]:.2f} at start, {load_end[0]:.2f} at end ({os.cpu_count()} CPUs)")
 
 if record:
@@ -146,8 +185,11 @@ if record:
         "torch": sh("/usr/bin/python3 -c 'import torch, torchvision; print(torch.__version__, torchvision.__version__)'"),
     }
     config = {"runs": runs, "sweeps": sweeps, "warmup_runs": WARMUP, "min_warmup_ms": MIN_WARMUP_MS,
-              "threads": THREADS, "fill": FILL, "order": "per model: litegpu, ort; rotated per model and sweep"}
-    path = f"bench/results/{datetime.date.today().isoformat()}-onnx-vs-ort.json"
+              "threads": THREADS, "fill": FILL, "tools": NAMES,
+              "order": "per model: " + ", ".join(NAMES) + "; rotated per model and sweep"}
+    if has_base:
+        config["baseline_binary_sha256"] = sh("sha256sum build/bench/litegpu-baseline | cut -c1-64")
+    path = out or f"bench/results/{datetime.date.today().isoformat()}-onnx-vs-ort.json"
     with open(path, "w") as fo:
         json.dump({"env": env, "config": config, "summary": summary, "results": results}, fo, indent=2)
         fo.write("\n")

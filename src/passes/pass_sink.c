@@ -13,6 +13,12 @@
  *    to rank r with leading 1s, as broadcasting aligns trailing dims (a per-channel [C,1,1]
  *    bias of an NCHW tensor becomes [C] for the NHWC one); a one-element tensor stays; a
  *    runtime tensor of rank r gets a TRANSPOSE(q) (which counts as an added transpose);
+ *    an input made by a one-input elementwise op U from a TRANSPOSE(p) output (U's output
+ *    read by X alone) moves with X: U reads the transpose's source, its output takes the
+ *    source's layout. This is the diamond of SiLU, x * sigmoid(x) (torch exports it as Mul of
+ *    x and Sigmoid(x); EfficientNet has 49 of them, on every feature map and inside every
+ *    squeeze-excite block): the transpose feeds both LOGISTIC and MUL, so neither op alone
+ *    can take it (each move would leave it for the other and add one), both together can;
  *  - CONCATENATION: the same, with axis -> p[axis];
  *  - MEAN, SUM, REDUCE_PROD/MAX/MIN/ANY/ALL: axes A -> p(A). With keep_dims po = p; without,
  *    po is p restricted to the kept dims (the identity for a global pool of NCHW: no
@@ -35,8 +41,9 @@
  * cannot reach its inverse stays where it is, and every move either lowers the count or
  * moves a transpose strictly down the graph (the pass terminates).
  *
- * Exactness: elementwise ops, CONCATENATION, the pads, RESHAPE, MAX/MIN/ANY/ALL and SUM/PROD compute
- * the same values bit for bit (the same operations on the same operands, in the same order).
+ * Exactness: elementwise ops (and the one-input ops moving with them), CONCATENATION, the pads,
+ * RESHAPE, MAX/MIN/ANY/ALL and SUM/PROD compute the same values bit for bit (the same
+ * operations on the same operands, in the same order).
  * MEAN differs only in its final scaling: litegpu's kernel (like XNNPACK, see k_reduce.c)
  * multiplies by 1/count when the innermost dim is kept and divides by count otherwise, so a
  * MEAN over H,W of NCHW moved to NHWC can differ by 1 ulp; the runner's parity proof bounds
@@ -144,7 +151,7 @@ static bool only_used_by(const lg_pass_ctx *c, const lg_graph *g, int32_t t, uin
 
 /* ------------------------------------------------------------------ one move */
 
-enum { IN_SRC, IN_VIRT, IN_KEEP, IN_CONST, IN_INSERT, IN_AXES, IN_PADS };
+enum { IN_SRC, IN_VIRT, IN_KEEP, IN_CONST, IN_INSERT, IN_AXES, IN_PADS, IN_CHAIN };
 enum { MV_EW, MV_CONCAT, MV_REDUCE, MV_RESHAPE, MV_PAD };
 
 typedef struct move {
@@ -154,7 +161,8 @@ typedef struct move {
     bool po_identity;            /* nothing goes on the output: X keeps writing y */
     uint32_t n_in;
     uint8_t in[MAX_IN];          /* IN_* per input slot */
-    int32_t src[MAX_IN];         /* IN_SRC: the transpose's source */
+    int32_t src[MAX_IN];         /* IN_SRC: the transpose's source; IN_CHAIN: U's (-1: vt) */
+    int32_t chain[MAX_IN];       /* IN_CHAIN: the one-input elementwise op U writing the input */
     int32_t drop[MAX_IN];        /* transpose ops that feed only X */
     uint32_t n_drop;
     bool virt_dropped;           /* lookahead: the moved (virtual) transpose dies */
@@ -171,6 +179,53 @@ typedef struct move {
     uint32_t yrank;
     int delta;                   /* change in the number of TRANSPOSE ops */
 } move;
+
+/* Op u is one of the move's IN_CHAIN ops. */
+static bool is_chain_op(const move *mv, int32_t u) {
+    for (uint32_t s = 0; s < mv->n_in; s++)
+        if (mv->in[s] == IN_CHAIN && mv->chain[s] == u) return true;
+    return false;
+}
+
+/* Every use of t is by X or by one of the move's IN_CHAIN ops (uses by TRANSPOSE(cancel_p^-1)
+   not counted when cancel_p is given: they cancel), and t is not a graph output. */
+static bool only_used_by_move(const lg_pass_ctx *c, const lg_graph *g, int32_t t, const move *mv,
+                              const perm *cancel_p) {
+    if (lg_graph_is_output(g, t)) return false;
+    uint32_t n = 0;
+    const lg_use *u = lg_graph_uses(g, t, &n);
+    for (uint32_t k = 0; k < n; k++) {
+        if (u[k].op == (int32_t)mv->x || is_chain_op(mv, u[k].op)) continue;
+        if (cancel_p && is_cancel(c, g, (uint32_t)u[k].op, t, cancel_p, false)) continue;
+        return false;
+    }
+    return true;
+}
+
+/* Input t of X (rank r) is written by a one-input elementwise op U whose input is vt or a
+   TRANSPOSE(p) output, and only X reads t: U's op index, and in *src the tensor U will read
+   (the transpose's source; -1 for vt). Else -1. */
+static int32_t chain_of(const lg_pass_ctx *c, const lg_graph *g, int32_t t, uint32_t x, int32_t vt,
+                        const perm *p, int32_t *src) {
+    int32_t u = lg_graph_producer(g, t);
+    if (u < 0 || u == (int32_t)x) return -1;
+    const lg_op *op = lgp_op(c, (uint32_t)u);
+    const lg_op_info *e = lg_op_info_of(c->m, op);
+    int32_t code = lgp_code(c, (uint32_t)u);
+    if (!e || !(e->flags & LG_OPF_ELEMENTWISE) || code < 0 || code == LG_OP_CUSTOM ||
+        e->family == LG_FAM_STABLEHLO || op->n_inputs != 1 || op->n_outputs != 1 || op->inputs[0] < 0)
+        return -1;
+    const lg_tensor *tt = lgp_tensor(c, t), *ti = lgp_tensor(c, op->inputs[0]);
+    if (tt->rank != p->n || ti->rank != p->n || tt->is_variable || per_axis(tt) || per_axis(ti) ||
+        dynamic(tt) || dynamic(ti) || !only_used_by(c, g, t, x, NULL))
+        return -1;
+    if (op->inputs[0] == vt) {
+        *src = -1;
+        return u;
+    }
+    *src = transposed_src(c, g, op->inputs[0], p);
+    return *src >= 0 ? u : -1;
+}
 
 static bool is_reduce(int32_t code) {
     return code == LG_OP_MEAN || code == LG_OP_SUM || code == LG_OP_REDUCE_PROD ||
@@ -207,6 +262,14 @@ static bool classify_inputs(const lg_pass_ctx *c, const lg_graph *g, const lg_op
         int32_t src = transposed_src(c, g, t, &mv->p);
         if (src >= 0) {
             mv->in[s] = IN_SRC;
+            mv->src[s] = src;
+            any = true;
+            continue;
+        }
+        int32_t u = mv->kind == MV_EW ? chain_of(c, g, t, mv->x, vt, &mv->p, &src) : -1;
+        if (u >= 0) {
+            mv->in[s] = IN_CHAIN;
+            mv->chain[s] = u;
             mv->src[s] = src;
             any = true;
             continue;
@@ -372,15 +435,16 @@ static bool eval(const lg_pass_ctx *c, const lg_graph *g, uint32_t x, const perm
         return false;
     }
     if (!mv->po_identity) mv->po_identity = perm_identity(&mv->po);
-    /* the count */
+    /* the count: the transposes read by X and its chain ops (IN_CHAIN) only are dropped */
     for (uint32_t s = 0; s < n_data; s++) {
-        if (mv->in[s] == IN_VIRT && !mv->virt_dropped)
-            mv->virt_dropped = only_used_by(c, g, vt, x, p);
-        if (mv->in[s] != IN_SRC) continue;
-        int32_t t = op->inputs[s], pr = lg_graph_producer(g, t);
+        bool virt = mv->in[s] == IN_VIRT || (mv->in[s] == IN_CHAIN && mv->src[s] < 0);
+        if (virt && !mv->virt_dropped) mv->virt_dropped = only_used_by_move(c, g, vt, mv, p);
+        if (mv->in[s] != IN_SRC && (mv->in[s] != IN_CHAIN || mv->src[s] < 0)) continue;
+        int32_t t = mv->in[s] == IN_SRC ? op->inputs[s] : lgp_op(c, (uint32_t)mv->chain[s])->inputs[0];
+        int32_t pr = lg_graph_producer(g, t);
         bool seen = false;
         for (uint32_t k = 0; k < mv->n_drop; k++) seen |= mv->drop[k] == pr;
-        if (!seen && only_used_by(c, g, t, x, NULL)) mv->drop[mv->n_drop++] = pr;
+        if (!seen && only_used_by_move(c, g, t, mv, NULL)) mv->drop[mv->n_drop++] = pr;
     }
     if (!mv->po_identity) {
         mv->out_t = lg_graph_is_output(g, y);
@@ -403,22 +467,31 @@ static bool eval(const lg_pass_ctx *c, const lg_graph *g, uint32_t x, const perm
     return true;
 }
 
+/* The move below the consumer of vt that every other consumer of vt (cancelling ones aside)
+   moves with as its IN_CHAIN op: the only consumer, or X of a diamond X(vt, U(vt)). */
+static bool next_move(const lg_pass_ctx *c, const lg_graph *g, int32_t vt, const perm *p, move *mv) {
+    uint32_t n = 0;
+    const lg_use *u = lg_graph_uses(g, vt, &n);
+    for (uint32_t k = 0; k < n; k++) {
+        if ((k && u[k].op == u[k - 1].op) || is_cancel(c, g, (uint32_t)u[k].op, vt, p, false)) continue;
+        if (!eval(c, g, (uint32_t)u[k].op, p, vt, mv)) continue;
+        bool all = true;
+        for (uint32_t j = 0; j < n && all; j++)
+            all = u[j].op == u[k].op || is_chain_op(mv, u[j].op) ||
+                  is_cancel(c, g, (uint32_t)u[j].op, vt, p, false);
+        if (all) return true;
+    }
+    return false;
+}
+
 /* After a move that kept the count, the transpose now on vt goes on: along its only
-   consumer (its cancelling consumers aside), moves that keep the count and insert nothing,
-   up to one that lowers it. */
+   consumer (its cancelling consumers and the ops moving with that consumer aside), moves that
+   keep the count and insert nothing, up to one that lowers it. */
 static bool continues(const lg_pass_ctx *c, const lg_graph *g, int32_t vt, perm p) {
     move mv;
     for (uint32_t depth = 0; depth < LOOKAHEAD; depth++) {
-        if (lg_graph_is_output(g, vt)) return false;
-        uint32_t n = 0;
-        const lg_use *u = lg_graph_uses(g, vt, &n);
-        int32_t z = -1;
-        for (uint32_t k = 0; k < n; k++) {
-            if (is_cancel(c, g, (uint32_t)u[k].op, vt, &p, false)) continue;
-            if (z >= 0 && u[k].op != z) return false;
-            z = u[k].op;
-        }
-        if (z < 0 || !eval(c, g, (uint32_t)z, &p, vt, &mv)) return false;
+        if (lg_graph_is_output(g, vt) || !next_move(c, g, vt, &p, &mv)) return false;
+        uint32_t z = mv.x;
         if (mv.delta < 0) return true;
         if (mv.delta > 0 || mv.n_insert || !mv.out_t) return false;
         vt = lgp_op(c, (uint32_t)z)->outputs[0];
@@ -534,6 +607,21 @@ static lg_status insert_transpose(lg_pass_ctx *c, int32_t version, int32_t b, co
     return add_transpose(c, version, b, *qt, *out);
 }
 
+/* Chain op U (IN_CHAIN) reads src, the transpose's source, and its output t takes the
+   source's layout (t.shape[p[i]] = old t.shape[i]); X keeps reading t. */
+static lg_status move_chain_op(lg_pass_ctx *c, const perm *p, int32_t u, int32_t src) {
+    int32_t t = lgp_op(c, (uint32_t)u)->outputs[0];
+    const lg_tensor *tt = lgp_tensor(c, t);
+    if (lgp_op(c, (uint32_t)u)->inputs[0] == src) return LG_OK; /* a second slot reading t */
+    int32_t shape[LG_MAX_RANK];
+    for (uint32_t i = 0; i < p->n; i++) shape[p->v[i]] = tt->shape[i];
+    bool sig = tt->n_shape_signature != 0;
+    LG_TRY(lg_op_set_inputs(c->m, c->sg, (uint32_t)u, &src, 1, c->err));
+    LG_TRY(lg_tensor_set_shape(c->m, c->sg, t, shape, p->n, c->err));
+    if (sig) LG_TRY(lg_tensor_set_shape_signature(c->m, c->sg, (uint32_t)t, shape, p->n, c->err));
+    return LG_OK;
+}
+
 static lg_status new_inputs(lg_pass_ctx *c, const move *mv, int32_t version, int32_t *in) {
     const lg_op_info *e = lg_op_info_of(c->m, lgp_op(c, mv->x));
     perm q = perm_inverse(&mv->p);
@@ -541,6 +629,7 @@ static lg_status new_inputs(lg_pass_ctx *c, const move *mv, int32_t version, int
     for (uint32_t s = 0; s < mv->n_in; s++) {
         switch (mv->in[s]) {
         case IN_SRC: in[s] = mv->src[s]; break;
+        case IN_CHAIN: LG_TRY(move_chain_op(c, &mv->p, mv->chain[s], mv->src[s])); break;
         case IN_CONST:
             LG_TRY(permuted_const(c, in[s], &q, (e->flags & LG_OPF_BROADCAST) != 0, &in[s]));
             break;

@@ -6,7 +6,9 @@
  * k_conv_dw.c (depthwise), k_conv_fc.c (fully connected, batch matmul), k_conv_pool.c (pools),
  * k_conv_simd.c (the vector inner loops, compiled twice from k_conv_tmpl.h: portable width-4
  * vectors (SSE2 / NEON) and, on x86-64 CPUs that have them, AVX2 + F16C; picked at run time
- * by lgk_simd_avx2; the vector basics and the half rounding are the neutral simd.h/simd_vec.h).
+ * by lgk_simd_avx2; the vector basics and the half rounding are the neutral simd.h/simd_vec.h),
+ * k_conv_avx512.c (the fp32 GEMM's AVX-512F tiles, picked by lgk_simd_avx512), k_conv_dw_avx512.c
+ * (the depthwise and pooling loops at 16 lanes).
  *
  * fp32 arithmetic (LG_PREC_F32, LG_PREC_F32_F16) is XNNPACK's as LiteRT.js runs it (wasm
  * SIMD: a product and an add per step, no FMA): bias first, then the taps in XNNPACK's order
@@ -101,6 +103,10 @@ static inline int64_t lgk_cv_packed_floats(int64_t n, int64_t k) { return k * ((
 LG_INTERNAL void lgk_cv_pack_b(const float *w, int64_t sn, int64_t sk, int64_t n, int64_t k, float *bp);
 LG_INTERNAL void lgk_cv_gemm(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const float *bp, float *C,
                              int64_t ldc, const float *bias, lgk_clamp cl);
+/* The same product with AVX-512F tiles (k_conv_avx512.c; x86-64 only): lgk_cv_gemm calls it when
+   lgk_simd_avx512(). Same bits. */
+LG_INTERNAL void lgk_cv_gemm_avx512(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const float *bp,
+                                    float *C, int64_t ldc, const float *bias, lgk_clamp cl);
 /* The same with XNNPACK's "c4" kernels' arithmetic, which LiteRT.js uses for some shapes
    (lgk_cv_use_c4): four partial sums per output over groups of 4 values of each seg-long
    segment of k (a conv tap's channels), combined as (p0 + p2) + (p1 + p3). */
@@ -135,6 +141,9 @@ typedef struct lgk_dw_args {
     int half;                    /* LG_PREC_F16 accumulation */
 } lgk_dw_args;
 LG_INTERNAL void lgk_cv_dw_rows(const lgk_dw_args *a, int64_t r0, int64_t r1);
+/* The same loops at 16 lanes (k_conv_dw_avx512.c; x86-64 only): lgk_cv_dw_rows calls it when
+   lgk_simd_avx512() and a->c * a->mult >= 16. Same bits. */
+LG_INTERNAL void lgk_cv_dw_rows_avx512(const lgk_dw_args *a, int64_t r0, int64_t r1);
 
 /* Pooling over output rows [r0, r1) of the flattened (batch * out_h) rows. */
 typedef struct lgk_pool_args {
@@ -146,6 +155,8 @@ typedef struct lgk_pool_args {
     int half;                    /* LG_PREC_F16: the delegate's fp32 row-major sum (average pool) */
 } lgk_pool_args;
 LG_INTERNAL void lgk_cv_pool_rows(const lgk_pool_args *a, int64_t r0, int64_t r1);
+/* The same at 16 lanes (k_conv_dw_avx512.c), when lgk_simd_avx512() and a->c >= 16. */
+LG_INTERNAL void lgk_cv_pool_rows_avx512(const lgk_pool_args *a, int64_t r0, int64_t r1);
 
 /* fp32 transposed conv over output rows [r0, r1) of the flattened (batch * out_h) rows as a
    gather (XNNPACK's arithmetic, see k_conv_tmpl_gemm.h); w: the weights [oc][kh][kw][ic]; wt the

@@ -78,6 +78,12 @@ void lgk_cv_gemm_c4(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda
 void lgk_cv_gemm(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const float *bp, float *C, int64_t ldc,
                  const float *bias, lgk_clamp cl) {
     if (M <= 0 || N <= 0) return;
+#if LGK_CV_X86
+    if (lgk_simd_avx512()) {
+        lgk_cv_gemm_avx512(M, N, K, A, lda, bp, C, ldc, bias, cl);
+        return;
+    }
+#endif
     DISPATCH(gemm, M, N, K, A, lda, bp, C, ldc, bias, cl);
 }
 
@@ -119,9 +125,25 @@ void lgk_cv_conv_dot(const lgk_im2col_args *a, const float *w, int64_t N, const 
     DISPATCH(conv_dot, a, w, N, bias, cl, out, ldo, p0, p1, colbuf);
 }
 
-void lgk_cv_dw_rows(const lgk_dw_args *a, int64_t r0, int64_t r1) { DISPATCH(dw_rows, a, r0, r1); }
+void lgk_cv_dw_rows(const lgk_dw_args *a, int64_t r0, int64_t r1) {
+#if LGK_CV_X86
+    if (a->c * a->mult >= 16 && lgk_simd_avx512()) {
+        lgk_cv_dw_rows_avx512(a, r0, r1);
+        return;
+    }
+#endif
+    DISPATCH(dw_rows, a, r0, r1);
+}
 
-void lgk_cv_pool_rows(const lgk_pool_args *a, int64_t r0, int64_t r1) { DISPATCH(pool_rows, a, r0, r1); }
+void lgk_cv_pool_rows(const lgk_pool_args *a, int64_t r0, int64_t r1) {
+#if LGK_CV_X86
+    if (a->c >= 16 && lgk_simd_avx512()) {
+        lgk_cv_pool_rows_avx512(a, r0, r1);
+        return;
+    }
+#endif
+    DISPATCH(pool_rows, a, r0, r1);
+}
 
 void lgk_cv_tconv_rows(const lgk_tconv_args *a, const float *in, const float *w, const float *wt, int64_t ocp,
                        const float *bias, lgk_clamp cl, int c4, int64_t r0, int64_t r1) {

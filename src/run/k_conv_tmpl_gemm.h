@@ -16,22 +16,6 @@
 #endif
 #define KC_NV (16 / KC_VW) /* vectors across a 16-wide panel */
 
-static inline VF KC(ld_part)(const float *p, int64_t cnt) {
-    if (cnt >= KC_VW) return KC(ld)(p);
-    float t[KC_VW] = {0};
-    if (cnt > 0) memcpy(t, p, (size_t)cnt * sizeof(float));
-    return KC(ld)(t);
-}
-static inline void KC(st_part)(float *p, VF v, int64_t cnt) {
-    if (cnt <= 0) return;
-    if (cnt >= KC_VW) {
-        KC(st)(p, v);
-        return;
-    }
-    float t[KC_VW];
-    KC(st)(t, v);
-    memcpy(p, t, (size_t)cnt * sizeof(float));
-}
 
 static void KC(gemm)(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const float *Bp, float *C,
                      int64_t ldc, const float *bias, lgk_clamp cl) {

@@ -26,17 +26,6 @@ static inline void KC(fin_h)(float *c, VF v, int64_t cnt, const float *bias, lgk
     }
 }
 
-static inline int64_t KC(mini)(int64_t a, int64_t b) { return a < b ? a : b; }
-
-/* One half multiply-add: h(acc + x*b), product and sum in fp32 (lgk_mac). In LG_PREC_F16 every
-   operand is a half (tensors and weights are stored as halves), so x*b is exact in fp32 and an
-   FMA gives the same bits as the product and the sum: the AVX2 build uses one (shorter chain,
-   one instruction less), the portable build the two operations. */
-#if KC_F16C
-#define KC_MACH(acc, x, b) acc = KC(h)((VF)_mm256_fmadd_ps((__m256)(x), (__m256)(b), (__m256)(acc)))
-#else
-#define KC_MACH(acc, x, b) acc = KC(h)(acc + (x) * (b))
-#endif
 
 static void KC(gemm_h)(int64_t M, int64_t N, int64_t K, const float *A, int64_t sam, int64_t sak,
                        const float *B, int64_t ldb, float *C, int64_t ldc, const float *bias, lgk_clamp cl) {

@@ -36,6 +36,7 @@
  * LG_PREC_F16 keeps TFLite's reference expressions (f_hard_swish, f_logistic).
  */
 #include "run/k_elementwise.h"
+#include "run/simd.h"
 
 /* Every product and sum is its own fp32 operation (XNNPACK's arithmetic on wasm has no FMA):
    GCC in ISO C mode does not contract a*b+c into an FMA; clang does by default, so say it. */
@@ -64,6 +65,48 @@ typedef struct ew_un_state {
     static void NAME(const void *x, void *o, int64_t n, const ew_uprm *prm) {              \
         NAME##_k(x, o, n, prm);                                                            \
     }
+
+/* The same for float -> float ops whose bodies are plain fp32 arithmetic (no libm calls),
+   also compiled for AVX2 (8 lanes) and AVX-512F (16 lanes) on x86-64 and picked at run time
+   (lgk_simd_level, simd.h: LITEGPU_SIMD caps it): each element gets the same operations in
+   the same order whatever the width (no FMA, see the pragma above; divisions and square
+   roots are correctly rounded in every instruction set), so every level gives the same bits.
+   The wide loops go in blocks of 16 so that the vectorizer fills 16 lanes. */
+#if (defined(__x86_64__) || defined(_M_X64)) && (defined(__GNUC__) || defined(__clang__))
+#ifdef __clang__
+#define EW_T512 __attribute__((target("avx512f")))
+#else
+#define EW_T512 __attribute__((target("avx512f,prefer-vector-width=512")))
+#endif
+#define EW_LOOP16(n, BODY)                                                                 \
+    do {                                                                                   \
+        const int64_t n_ = (n);                                                            \
+        int64_t b_ = 0;                                                                    \
+        for (; b_ + 16 <= n_; b_ += 16)                                                    \
+            for (int j_ = 0; j_ < 16; j_++) {                                              \
+                const int64_t i = b_ + j_;                                                 \
+                BODY;                                                                      \
+            }                                                                              \
+        for (int64_t i = b_; i < n_; i++) { BODY; }                                        \
+    } while (0)
+#define EW_UN_DEF_F(NAME, OP)                                                              \
+    EW_UN_DEF(NAME##_p, float, float, NOPRE, OP)                                           \
+    __attribute__((target("avx2"))) static void NAME##_k256(const float *restrict x,       \
+                                                            float *restrict o, int64_t n) { \
+        EW_LOOP16(n, o[i] = OP(x[i]));                                                     \
+    }                                                                                      \
+    EW_T512 static void NAME##_k512(const float *restrict x, float *restrict o, int64_t n) { \
+        EW_LOOP16(n, o[i] = OP(x[i]));                                                     \
+    }                                                                                      \
+    static void NAME(const void *x, void *o, int64_t n, const ew_uprm *prm) {              \
+        const int level = lgk_simd_level();                                                \
+        if (level >= LGK_SIMD_AVX512) NAME##_k512(x, o, n);                                \
+        else if (level >= LGK_SIMD_AVX2) NAME##_k256(x, o, n);                             \
+        else NAME##_p(x, o, n, prm);                                                       \
+    }
+#else
+#define EW_UN_DEF_F(NAME, OP) EW_UN_DEF(NAME, float, float, NOPRE, OP)
+#endif
 
 #define NOPRE (void)0
 #define ALPHA const float alpha = prm->alpha
@@ -205,24 +248,24 @@ static inline uint8_t b_not(uint8_t v) { return (uint8_t)(v == 0); }
 
 EW_UN_DEF(u_abs, float, float, NOPRE, fabsf)
 EW_UN_DEF(u_neg, float, float, NOPRE, OP_NEG)
-EW_UN_DEF(u_exp, float, float, NOPRE, f_exp)
+EW_UN_DEF_F(u_exp, f_exp)
 EW_UN_DEF(u_log, float, float, NOPRE, logf)
 EW_UN_DEF(u_sqrt, float, float, NOPRE, sqrtf)
 EW_UN_DEF(u_rsqrt, float, float, NOPRE, f_rsqrt)
 EW_UN_DEF(u_square, float, float, NOPRE, f_square)
 EW_UN_DEF(u_sin, float, float, NOPRE, sinf)
 EW_UN_DEF(u_cos, float, float, NOPRE, cosf)
-EW_UN_DEF(u_tanh, float, float, NOPRE, f_tanh)
-EW_UN_DEF(u_logistic, float, float, NOPRE, f_logistic)
+EW_UN_DEF_F(u_tanh, f_tanh)
+EW_UN_DEF_F(u_logistic, f_logistic)
 EW_UN_DEF(u_relu, float, float, NOPRE, f_relu)
 EW_UN_DEF(u_relu6, float, float, NOPRE, f_relu6)
 EW_UN_DEF(u_relu1, float, float, NOPRE, f_relu1)
 EW_UN_DEF(u_relu01, float, float, NOPRE, f_relu01)
 EW_UN_DEF(u_leaky, float, float, ALPHA, OP_LEAKY)
 EW_UN_DEF(u_elu, float, float, NOPRE, f_elu)
-EW_UN_DEF(u_hard_swish, float, float, NOPRE, f_hard_swish)
-EW_UN_DEF(u_hard_swish_xnn, float, float, NOPRE, f_hard_swish_xnn)
-EW_UN_DEF(u_logistic_xnn, float, float, NOPRE, f_logistic_xnn)
+EW_UN_DEF_F(u_hard_swish, f_hard_swish)
+EW_UN_DEF_F(u_hard_swish_xnn, f_hard_swish_xnn)
+EW_UN_DEF_F(u_logistic_xnn, f_logistic_xnn)
 EW_UN_DEF(u_gelu_tanh, float, float, NOPRE, f_gelu_tanh)
 EW_UN_DEF(u_gelu_erf, float, float, NOPRE, f_gelu_erf)
 EW_UN_DEF(u_floor, float, float, NOPRE, floorf)

@@ -1,6 +1,8 @@
 /* The shared SIMD layer (simd.h): CPU detection and override, and the loops of simd_tmpl.h for
-   two targets (portable 4 lanes; AVX2 + F16C + FMA on x86-64), picked at run time. */
+   two targets (portable 4 lanes; AVX2 + F16C + FMA on x86-64), picked at run time. The AVX-512F
+   level is used by the fp32 GEMM alone (k_conv_avx512.c). */
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "run/simd.h"
@@ -49,28 +51,38 @@
 #pragma GCC pop_options
 #endif
 
-/* CPU features, asked once (cpuid traps in VMs): 1 for AVX2 + F16C + FMA. The compiler's AVX2
-   check includes the OS's YMM support; F16C is CPUID.1:ECX bit 29, FMA bit 12.
-   Racing first calls store the same value. lgk_simd_override can force the portable code. */
+/* CPU features, asked once (cpuid traps in VMs): the level this CPU has (LGK_SIMD_*). The
+   compiler's checks include the OS's support of the YMM / ZMM state; F16C is CPUID.1:ECX bit 29,
+   FMA bit 12. Racing first calls store the same value. The environment variable LITEGPU_SIMD
+   (portable, avx2, avx512) caps the level for a process; lgk_simd_override caps it for tests. */
 static atomic_int cpu_state = -1;
 static atomic_int cpu_override = -1;
-static int detect_cpu(void) {
-    if (!__builtin_cpu_supports("avx2")) return 0;
-    unsigned a, b, c, d;
-    if (!__get_cpuid(1, &a, &b, &c, &d)) return 0;
-    return (int)((c >> 29) & (c >> 12) & 1u);
+static int env_cap(void) {
+    const char *e = getenv("LITEGPU_SIMD");
+    if (!e) return LGK_SIMD_AVX512;
+    if (!strcmp(e, "portable")) return LGK_SIMD_PORTABLE;
+    if (!strcmp(e, "avx2")) return LGK_SIMD_AVX2;
+    return LGK_SIMD_AVX512; /* "avx512" or anything else: no cap */
 }
-static int cpu_flags(void) {
-    int o = atomic_load_explicit(&cpu_override, memory_order_relaxed);
-    if (o >= 0) return o;
+static int detect_cpu(void) {
+    if (!__builtin_cpu_supports("avx2")) return LGK_SIMD_PORTABLE;
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !((c >> 29) & (c >> 12) & 1u)) return LGK_SIMD_PORTABLE;
+    int v = __builtin_cpu_supports("avx512f") ? LGK_SIMD_AVX512 : LGK_SIMD_AVX2;
+    int cap = env_cap();
+    return v < cap ? v : cap;
+}
+int lgk_simd_level(void) {
     int v = atomic_load_explicit(&cpu_state, memory_order_relaxed);
     if (v < 0) {
         v = detect_cpu();
         atomic_store_explicit(&cpu_state, v, memory_order_relaxed);
     }
-    return v;
+    int o = atomic_load_explicit(&cpu_override, memory_order_relaxed);
+    return o >= 0 && o < v ? o : v;
 }
-int lgk_simd_avx2(void) { return cpu_flags() & 1; }
+int lgk_simd_avx2(void) { return lgk_simd_level() >= LGK_SIMD_AVX2; }
+int lgk_simd_avx512(void) { return lgk_simd_level() >= LGK_SIMD_AVX512; }
 #define DISPATCH(name, ...)                            \
     do {                                               \
         if (lgk_simd_avx2()) name##_avx2(__VA_ARGS__); \
@@ -78,7 +90,9 @@ int lgk_simd_avx2(void) { return cpu_flags() & 1; }
     } while (0)
 
 #else
+int lgk_simd_level(void) { return LGK_SIMD_PORTABLE; }
 int lgk_simd_avx2(void) { return 0; }
+int lgk_simd_avx512(void) { return 0; }
 #define DISPATCH(name, ...) name##_v4(__VA_ARGS__)
 #endif
 

@@ -11,10 +11,21 @@
 
 #include "internal.h"
 
-/* 1 when the AVX2 + F16C + FMA code runs (the CPU has it and no override says otherwise). */
+/* The vector code levels, each including the one before: portable 4-lane vectors (SSE2 /
+   NEON), AVX2 + F16C + FMA (every vector loop of the run-time code), AVX-512F (the fp32 GEMM,
+   k_conv_avx512.c; the other loops stay AVX2). */
+enum { LGK_SIMD_PORTABLE = 0, LGK_SIMD_AVX2 = 1, LGK_SIMD_AVX512 = 2 };
+/* The level that runs: the CPU's, capped by the environment variable LITEGPU_SIMD (portable,
+   avx2 or avx512, read once per process) and by lgk_simd_override. */
+LG_INTERNAL int lgk_simd_level(void);
+/* 1 when the AVX2 + F16C + FMA code runs (level >= LGK_SIMD_AVX2). */
 LG_INTERNAL int lgk_simd_avx2(void);
-/* Tests: -1 picks the best code for the CPU (default), 0 forces the portable code (4-lane
-   vectors, software half rounding). Not thread-safe with running interpreters. */
+/* 1 when the AVX-512F fp32 GEMM runs (level >= LGK_SIMD_AVX512). */
+LG_INTERNAL int lgk_simd_avx512(void);
+/* Tests: -1 removes the cap (the best code the CPU and LITEGPU_SIMD allow, the default);
+   LGK_SIMD_PORTABLE forces the portable code (4-lane vectors, software half rounding),
+   LGK_SIMD_AVX2 caps at AVX2 (what a CPU without AVX-512 runs). Not thread-safe with running
+   interpreters. */
 LG_INTERNAL void lgk_simd_override(int level);
 
 /* Round n floats to half and back in place, bit-identical to lg_round_half.

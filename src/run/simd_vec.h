@@ -1,6 +1,6 @@
 /* The vector basics of the run-time SIMD code, written once per width (no include guard on
  * purpose): the includer defines KC(name) (suffixes every name), KC_VW (lanes: 4 portable, SSE2
- * on x86-64 and NEON on arm64; 8 under target("avx2,f16c,fma")) and KC_F16C, and #undefs
+ * on x86-64 and NEON on arm64; 8 under target("avx2,f16c,fma"); 16 under target("avx512f")) and KC_F16C, and #undefs
  * VF/VI/VU when done. Included by simd.c (the shared helpers: half rounding, the resize's
  * bilinear row) and by the conv family's template k_conv_tmpl.h.
  *
@@ -23,8 +23,10 @@ static inline void KC(st)(float *p, VF v) { memcpy(p, &v, sizeof v); }
 static inline VF KC(splat)(float a) {
 #if KC_VW == 4
     return (VF){a, a, a, a};
-#else
+#elif KC_VW == 8
     return (VF){a, a, a, a, a, a, a, a};
+#else
+    return (VF){a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a};
 #endif
 }
 /* m ? a : b per lane (m is all ones or all zeros) */
@@ -35,7 +37,9 @@ static inline VF KC(clampv)(VF v, VF lo, VF hi) {
     return KC(sel)(hi < v, hi, v);
 }
 
-#if KC_F16C
+#if KC_F16C && KC_VW == 16
+static inline VF KC(h)(VF x) { return (VF)_mm512_cvtph_ps(_mm512_cvtps_ph((__m512)x, 0)); }
+#elif KC_F16C
 static inline VF KC(h)(VF x) { return (VF)_mm256_cvtph_ps(_mm256_cvtps_ph((__m256)x, 0)); }
 #else
 static inline VF KC(h)(VF x) {

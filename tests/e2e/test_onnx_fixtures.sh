@@ -135,7 +135,7 @@ io=sum(1 for x in sg["inputs"]+sg["outputs"] if len(x["shape"])==4)
 print(t, io)')
     read -r nt nio <<<"$line"
     case "$b" in
-    resnet_2stage.op13|resnet_2stage.op17|mobilenet_v2.op17|mobilenet_v3_small.op17|regnet_y.op17|convnext_block.op13|convnext_block.op17)
+    resnet_2stage.op13|resnet_2stage.op17|mobilenet_v2.op17|mobilenet_v3_small.op17|regnet_y.op17|convnext_block.op13|convnext_block.op17|efficientnet_b0_trunc.op17)
         [ "$nt" = "$nio" ] && ok "$b: $nt TRANSPOSE(s), one per NCHW input/output" \
             || bad "$b: transposes" "$nt TRANSPOSE(s) for $nio NCHW inputs/outputs" ;;
     *) echo "NOTE $b: $nt TRANSPOSE(s) for $nio NCHW inputs/outputs" ;;

@@ -111,14 +111,19 @@ static void check_mode_(const char *file, int line, const char *what, int p, con
 #define check_mode(what, p, got, want, n, tol) check_mode_(__FILE__, __LINE__, what, p, got, want, n, tol)
 
 
-/* run a comparison on the best code for this CPU, with 3 worker threads, then on the portable
-   code (4-lane vectors, software half rounding, OpenBLAS for fp32 products) */
+/* run a comparison on the best code for this CPU, with 3 worker threads, then capped at AVX2
+   when the CPU has AVX-512 (what a CPU without it runs), then on the portable code (4-lane
+   vectors, software half rounding) */
 static void both_paths(void (*fn)(void)) {
     fn();
     g_threads = 3;
     fn();
     g_threads = 1;
-    lgk_simd_override(0);
+    if (lgk_simd_avx512()) {
+        lgk_simd_override(LGK_SIMD_AVX2);
+        fn();
+    }
+    lgk_simd_override(LGK_SIMD_PORTABLE);
     fn();
     lgk_simd_override(-1);
 }
@@ -567,6 +572,8 @@ static void k_conv_depthwise_vs_naive_body(void) {
         ds(1, 7, 9, 5, 1, 3, 2, 1, 2, 1, 1, LG_PADDING_VALID, 2, 1),    /* VALID, non-square */
         ds(1, 6, 5, 3, 3, 3, 3, 1, 1, 1, 1, LG_PADDING_SAME, 0, 1),     /* multiplier 3 */
         ds(1, 4, 4, 1, 1, 3, 3, 1, 1, 1, 1, LG_PADDING_SAME, 0, 1),     /* one channel */
+        ds(1, 20, 21, 40, 1, 5, 5, 2, 2, 1, 1, LG_PADDING_SAME, 3, 1),  /* 40 = 16 + 16 + 8 (AVX-512: overlap) */
+        ds(1, 14, 18, 48, 1, 3, 3, 1, 1, 1, 1, LG_PADDING_VALID, 0, 0), /* 48: three 16-lane blocks, all interior */
     };
     for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
         const dspec *d = &cases[ci];
@@ -1308,7 +1315,8 @@ static void k_conv_pools_vs_naive_body(void) {
     /* {nb,h,w,c,fh,fw,sh,sw,pad,act} */
     int cases[][10] = {{1, 9, 9, 16, 3, 3, 2, 2, LG_PADDING_SAME, 0},  {2, 8, 7, 13, 2, 2, 2, 2, LG_PADDING_VALID, 1},
                        {1, 16, 16, 20, 16, 16, 16, 16, LG_PADDING_VALID, 0}, {1, 7, 7, 3, 3, 3, 1, 1, LG_PADDING_SAME, 3},
-                       {1, 5, 6, 9, 4, 2, 3, 1, LG_PADDING_SAME, 0},  {1, 11, 10, 8, 5, 4, 2, 3, LG_PADDING_SAME, 0}};
+                       {1, 5, 6, 9, 4, 2, 3, 1, LG_PADDING_SAME, 0},  {1, 11, 10, 8, 5, 4, 2, 3, LG_PADDING_SAME, 0},
+                       {1, 12, 13, 40, 3, 3, 2, 2, LG_PADDING_SAME, 1}};
     for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
         int *c = cases[ci];
         int oh = out_size(c[8], c[1], c[4], c[6], 1), ow = out_size(c[8], c[2], c[5], c[7], 1);

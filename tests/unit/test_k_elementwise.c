@@ -10,10 +10,23 @@
 #include "lg/lg.h"
 #include "lg/run.h"
 #include "kt.h"
+#include "run/simd.h"
 #include "tf.h"
 #include "util/half.h"
 
 /* ------------------------------------------------------------------ the one-op rig (kt.h) */
+
+/* Run a test body on every vector level this CPU has (simd.h: portable, AVX2, AVX-512F): the
+   float unary ops are compiled for each and must give the same bits on all of them. */
+static void at_every_level(void (*fn)(void)) {
+    lgk_simd_override(-1);
+    int best = lgk_simd_level();
+    for (int l = best; l >= LGK_SIMD_PORTABLE; l--) {
+        lgk_simd_override(l);
+        fn();
+    }
+    lgk_simd_override(-1);
+}
 
 static int g_threads = 1; /* worker threads for the runs (lg_run_options.threads) */
 
@@ -808,7 +821,7 @@ static double ulps(float got, double want) {
    computes: all of 1 / (1 + exp(-x)), without the cutoffs of TFLite's reference kernel (1 above
    16.619047, exp(x) below -9); exp(-|x|) is flushed to 0 past |x| = 87.34 (the true sigmoid is
    subnormal there). LG_PREC_F16 keeps the reference's branches. */
-LG_TEST(k_elementwise_logistic_fp32_full_sigmoid) {
+static void k_elementwise_logistic_fp32_full_sigmoid_body(void) {
     const float x[8] = {0, 1, -1, 20, -10, 17, -90, 90};
     kt_op c = un(LG_OP_LOGISTIC, IN_F(LG_DIMS(8), x), LG_FLOAT32, LG_DIMS(8));
     /* sigmoid(17) = 1 - 4.14e-8 rounds to 1 - 2^-24 (0x1.fffffep-1; TFLite's reference: 1);
@@ -831,6 +844,7 @@ LG_TEST(k_elementwise_logistic_fp32_full_sigmoid) {
     const float ws[4] = {NAN, 1, 0, 0.5f};
     EXPECT_F32(&c, LG_PREC_F32, ws, 0);
 }
+LG_TEST(k_elementwise_logistic_fp32_full_sigmoid) { at_every_level(k_elementwise_logistic_fp32_full_sigmoid_body); }
 
 /* XNNPACK's sigmoid written out per element, from its description: e = exp(-z), z = |x|, by
    n = round(-z log2 e) (the product rounded to float, then to an integer by adding and
@@ -857,7 +871,7 @@ static float naive_sigmoid_xnn(float x) {
     return signbit(x) ? f : 1.0f - f;
 }
 
-LG_TEST(k_elementwise_logistic_fp32_xnnpack_order_and_accuracy) {
+static void k_elementwise_logistic_fp32_xnnpack_order_and_accuracy_body(void) {
     /* bit for bit the naive loop above over [-100, 100] (both cutoffs, the flush) and
        +-[1e-30, 3]; and within 4 ulp of the double-precision sigmoid wherever |x| <= 87.33
        (3.53 ulp is the worst case over every float there) */
@@ -899,8 +913,9 @@ LG_TEST(k_elementwise_logistic_fp32_xnnpack_order_and_accuracy) {
         kt_free(&r);
     }
 }
+LG_TEST(k_elementwise_logistic_fp32_xnnpack_order_and_accuracy) { at_every_level(k_elementwise_logistic_fp32_xnnpack_order_and_accuracy_body); }
 
-LG_TEST(k_elementwise_exp_tanh_within_2_ulp) {
+static void k_elementwise_exp_tanh_within_2_ulp_body(void) {
     /* EXP and TANH use their own vectorizable exp (Cephes); checked against double libm over
        [-110, 110] (overflow, subnormal results) and over +-[1e-30, 3] (tanh's polynomial, exp
        near 1). LOGISTIC in fp32 is XNNPACK's sigmoid, tested above. */
@@ -939,6 +954,7 @@ LG_TEST(k_elementwise_exp_tanh_within_2_ulp) {
     const float wt[6] = {NAN, 1, -1, 1, 1, -1};
     EXPECT_F32(&c, LG_PREC_F32, wt, 0);
 }
+LG_TEST(k_elementwise_exp_tanh_within_2_ulp) { at_every_level(k_elementwise_exp_tanh_within_2_ulp_body); }
 
 LG_TEST(k_elementwise_relu_family_edges_and_nan) {
     const float x[7] = {-7, -1, -0.5f, 0, 0.5f, 7, NAN};
@@ -1004,7 +1020,7 @@ static float naive_hswish_tflite(float x) {
     return x * r / 6.0f;
 }
 
-LG_TEST(k_elementwise_hard_swish_fp32_xnnpack_order) {
+static void k_elementwise_hard_swish_fp32_xnnpack_order_body(void) {
     /* by hand: x = 2: 2 * fl(1/6) = 0.333333343 exactly, + 0.5 rounds to 0.833333373
        (0x1.aaaaacp-1), times 2 = 1.66666675 (0x1.aaaaacp+0), where TFLite's 2 * 5 / 6 gives
        1.66666663 (0x1.aaaaaap+0); x = -1: -fl(1/6) + 0.5 = 0.333333313 (0x1.555554p-2), so
@@ -1039,6 +1055,7 @@ LG_TEST(k_elementwise_hard_swish_fp32_xnnpack_order) {
         kt_free(&r);
     }
 }
+LG_TEST(k_elementwise_hard_swish_fp32_xnnpack_order) { at_every_level(k_elementwise_hard_swish_fp32_xnnpack_order_body); }
 
 LG_TEST(k_elementwise_gelu_exact_and_tanh) {
     /* exact: x * Phi(x); Phi(1) = 0.841344746, Phi(-3) = 0.001349898, Phi(-10) = 7.6199e-24 */

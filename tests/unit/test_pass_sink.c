@@ -555,6 +555,116 @@ LG_TEST(sink_shared_transpose_two_consumers) {
     DONE(m, o, rep);
 }
 
+static void mul(lg_builder *b, int x, int k, int y) {
+    lg_mul_options mo;
+    lg_opts_init(LG_OPTS_MUL_OPTIONS, &mo, sizeof mo);
+    lg_b_op_opts(b, LG_OP_MUL, LG_IDS(x, k), LG_IDS(y), LG_OPTS_MUL_OPTIONS, &mo);
+}
+
+/* SiLU as torch exports it, x * sigmoid(x), between a conv's NHWC->NCHW transpose and the
+   next conv's NCHW->NHWC one: x[1,4,4,2] -> T -> t -> LOGISTIC -> s; MUL(t, s) -> T^-1 ->
+   out. The transpose feeds both LOGISTIC and MUL: below LOGISTIC alone it would stay for the
+   MUL and another would go on s (2 -> 3), below MUL alone s would need a TRANSPOSE(q) (2 ->
+   2, an insert). LOGISTIC moves with the MUL (its output is read by the MUL alone): one move,
+   the transpose is dropped and the inverse cancels, 2 -> 0; LOGISTIC reads x and writes
+   [1,4,4,2], MUL writes out. */
+LG_TEST(sink_silu_diamond) {
+    lg_builder b;
+    lg_model *m = new_model(&b);
+    int x = lg_b_tensor(&b, "x", LG_FLOAT32, LG_DIMS(1, 4, 4, 2));
+    int t = lg_b_tensor(&b, "t", LG_FLOAT32, LG_DIMS(1, 2, 4, 4));
+    int sg = lg_b_tensor(&b, "sig", LG_FLOAT32, LG_DIMS(1, 2, 4, 4));
+    int sl = lg_b_tensor(&b, "silu", LG_FLOAT32, LG_DIMS(1, 2, 4, 4));
+    int out = lg_b_tensor(&b, "out", LG_FLOAT32, LG_DIMS(1, 4, 4, 2));
+    tr(&b, x, TO_NCHW, t);
+    lg_b_op(&b, LG_OP_LOGISTIC, LG_IDS(t), LG_IDS(sg));
+    mul(&b, t, sg, sl);
+    tr(&b, sl, TO_NHWC, out);
+    lg_b_io(&b, LG_IDS(x), LG_IDS(out));
+    CHECK_EQ_INT(b.status, LG_OK);
+    OPTIMIZED(m, o, rep);
+    CHECK_EQ_INT(o->subgraphs[0].n_ops, 2);
+    CHECK_EQ_INT(n_code(o, LG_OP_TRANSPOSE), 0);
+    CHECK_EQ_INT(sink_applied(rep), 1);
+    CHECK_EQ_INT(code_of(o, 0), LG_OP_LOGISTIC);
+    CHECK_EQ_INT(code_of(o, 1), LG_OP_MUL);
+    int32_t in0 = o->subgraphs[0].inputs[0];
+    CHECK(o->subgraphs[0].ops[0].inputs[0] == in0);
+    CHECK(shape_is(tensor(o, o->subgraphs[0].ops[0].outputs[0]), LG_DIMS(1, 4, 4, 2)));
+    CHECK(o->subgraphs[0].ops[1].inputs[0] == in0);
+    CHECK(o->subgraphs[0].ops[1].inputs[1] == o->subgraphs[0].ops[0].outputs[0]);
+    CHECK(writes_output(o, 1, "out"));
+    DONE(m, o, rep);
+}
+
+/* An EfficientNet block as the importer lowers it (torchvision's MBConv: SiLU, then
+   squeeze-excite: global MEAN keep_dims, 1x1 conv, SiLU, 1x1 conv, sigmoid, MUL with the
+   feature map), on an NHWC x[1,4,4,2] (a conv's output) to an NHWC out (the next conv's
+   input):
+     x -> T0 -> h[1,2,4,4] -> SiLU -> f -> MEAN(2,3 keep) -> g[1,2,1,1] -> T1 -> conv1 -> T2 ->
+     SiLU -> T3 -> conv2 -> LOGISTIC -> e[1,1,1,2];  f -> T4 -> [1,4,4,2];  MUL(e, T4(f)) ->
+     conv3 -> out.
+   Five transposes, none left: T0 goes below the SiLU (T4 cancels, one T0' stays on f for the
+   MEAN), then below the MEAN (keep_dims: axes {2,3} -> {1,2}, T1 cancels), T2 and T3 cancel
+   through the inner SiLU. 10 ops: LOGISTIC, MUL, MEAN, conv1, LOGISTIC, MUL, conv2,
+   LOGISTIC, MUL, conv3. */
+LG_TEST(sink_squeeze_excite_block) {
+    lg_builder b;
+    lg_model *m = new_model(&b);
+    int x = lg_b_tensor(&b, "x", LG_FLOAT32, LG_DIMS(1, 4, 4, 2));
+    int h = lg_b_tensor(&b, "h", LG_FLOAT32, LG_DIMS(1, 2, 4, 4));
+    int hs = lg_b_tensor(&b, "hs", LG_FLOAT32, LG_DIMS(1, 2, 4, 4));
+    int f = lg_b_tensor(&b, "f", LG_FLOAT32, LG_DIMS(1, 2, 4, 4));
+    int g = lg_b_tensor(&b, "g", LG_FLOAT32, LG_DIMS(1, 2, 1, 1));
+    int g1 = lg_b_tensor(&b, "g1", LG_FLOAT32, LG_DIMS(1, 1, 1, 2));
+    int c1 = lg_b_tensor(&b, "c1", LG_FLOAT32, LG_DIMS(1, 1, 1, 2));
+    int c1t = lg_b_tensor(&b, "c1t", LG_FLOAT32, LG_DIMS(1, 2, 1, 1));
+    int c1s = lg_b_tensor(&b, "c1s", LG_FLOAT32, LG_DIMS(1, 2, 1, 1));
+    int c1a = lg_b_tensor(&b, "c1a", LG_FLOAT32, LG_DIMS(1, 2, 1, 1));
+    int c1n = lg_b_tensor(&b, "c1n", LG_FLOAT32, LG_DIMS(1, 1, 1, 2));
+    int c2 = lg_b_tensor(&b, "c2", LG_FLOAT32, LG_DIMS(1, 1, 1, 2));
+    int e = lg_b_tensor(&b, "e", LG_FLOAT32, LG_DIMS(1, 1, 1, 2));
+    int fn = lg_b_tensor(&b, "fn", LG_FLOAT32, LG_DIMS(1, 4, 4, 2));
+    int sc = lg_b_tensor(&b, "sc", LG_FLOAT32, LG_DIMS(1, 4, 4, 2));
+    int out = lg_b_tensor(&b, "out", LG_FLOAT32, LG_DIMS(1, 4, 4, 2));
+    tr(&b, x, TO_NCHW, h);
+    lg_b_op(&b, LG_OP_LOGISTIC, LG_IDS(h), LG_IDS(hs));
+    mul(&b, h, hs, f);
+    reduce(&b, LG_OP_MEAN, f, (const int32_t[]){2, 3}, 2, true, g);
+    tr(&b, g, TO_NHWC, g1);
+    conv1x1(&b, g1, c1, "conv1");
+    tr(&b, c1, TO_NCHW, c1t);
+    lg_b_op(&b, LG_OP_LOGISTIC, LG_IDS(c1t), LG_IDS(c1s));
+    mul(&b, c1t, c1s, c1a);
+    tr(&b, c1a, TO_NHWC, c1n);
+    conv1x1(&b, c1n, c2, "conv2");
+    lg_b_op(&b, LG_OP_LOGISTIC, LG_IDS(c2), LG_IDS(e));
+    tr(&b, f, TO_NHWC, fn);
+    mul(&b, e, fn, sc);
+    conv1x1(&b, sc, out, "conv3");
+    lg_b_io(&b, LG_IDS(x), LG_IDS(out));
+    CHECK_EQ_INT(b.status, LG_OK);
+    CHECK_EQ_INT(n_code(m, LG_OP_TRANSPOSE), 5);
+    OPTIMIZED(m, o, rep);
+    CHECK_EQ_INT(n_code(o, LG_OP_TRANSPOSE), 0);
+    CHECK_EQ_INT(o->subgraphs[0].n_ops, 10);
+    CHECK_EQ_INT(n_code(o, LG_OP_LOGISTIC), 3);
+    CHECK_EQ_INT(n_code(o, LG_OP_MUL), 3);
+    CHECK_EQ_INT(n_code(o, LG_OP_CONV_2D), 3);
+    int found = 0;
+    for (uint32_t i = 0; i < o->subgraphs[0].n_ops; i++) {
+        if (code_of(o, i) != LG_OP_MEAN) continue;
+        found++;
+        CHECK(o->subgraphs[0].ops[i].inputs[0] != o->subgraphs[0].inputs[0]); /* reads the SiLU */
+        CHECK(shape_is(op_in(o, i, 0), LG_DIMS(1, 4, 4, 2)));
+        CHECK(ints_are(o, op_in(o, i, 1), LG_DIMS(1, 2)));
+        CHECK(shape_is(tensor(o, o->subgraphs[0].ops[i].outputs[0]), LG_DIMS(1, 1, 1, 2)));
+    }
+    CHECK_EQ_INT(found, 1);
+    CHECK(writes_output(o, 9, "out"));
+    DONE(m, o, rep);
+}
+
 /* ------------------------------------------------------------------ near-misses */
 
 static void check_unchanged(lg_model *m, const int32_t *codes, uint32_t n) {
@@ -648,6 +758,38 @@ LG_TEST(sink_near_miss_would_add_transpose) {
     lg_b_io(&b, LG_IDS(x), LG_IDS(o1, o2));
     CHECK_EQ_INT(b.status, LG_OK);
     check_unchanged(m, (const int32_t[]){LG_OP_TRANSPOSE, LG_OP_RELU, LG_OP_RESHAPE}, 3);
+}
+
+/* The SiLU diamond when the sigmoid may not move along: (a) its output is also a graph output
+   (NCHW: moving it would change the interface); (b) it is not a one-input op, ADD(t, u) with
+   u a runtime NCHW input (u would need a TRANSPOSE(q)). Moving below the MUL alone needs a
+   TRANSPOSE(q) for its second input and keeps the transpose for the other reader: nothing
+   moves. */
+static lg_model *diamond_near_miss(int variant) {
+    lg_builder b;
+    lg_model *m = new_model(&b);
+    int x = lg_b_tensor(&b, "x", LG_FLOAT32, LG_DIMS(1, 4, 4, 2));
+    int u = variant ? lg_b_tensor(&b, "u", LG_FLOAT32, LG_DIMS(1, 2, 4, 4)) : -1;
+    int t = lg_b_tensor(&b, "t", LG_FLOAT32, LG_DIMS(1, 2, 4, 4));
+    int sg = lg_b_tensor(&b, "sig", LG_FLOAT32, LG_DIMS(1, 2, 4, 4));
+    int sl = lg_b_tensor(&b, "silu", LG_FLOAT32, LG_DIMS(1, 2, 4, 4));
+    int out = lg_b_tensor(&b, "out", LG_FLOAT32, LG_DIMS(1, 4, 4, 2));
+    tr(&b, x, TO_NCHW, t);
+    if (variant) add(&b, t, u, sg);
+    else lg_b_op(&b, LG_OP_LOGISTIC, LG_IDS(t), LG_IDS(sg));
+    mul(&b, t, sg, sl);
+    tr(&b, sl, TO_NHWC, out);
+    if (variant) lg_b_io(&b, LG_IDS(x, u), LG_IDS(out));
+    else lg_b_io(&b, LG_IDS(x), LG_IDS(out, sg));
+    CHECK_EQ_INT(b.status, LG_OK);
+    return m;
+}
+
+LG_TEST(sink_near_miss_diamond) {
+    check_unchanged(diamond_near_miss(0),
+                    (const int32_t[]){LG_OP_TRANSPOSE, LG_OP_LOGISTIC, LG_OP_MUL, LG_OP_TRANSPOSE}, 4);
+    check_unchanged(diamond_near_miss(1),
+                    (const int32_t[]){LG_OP_TRANSPOSE, LG_OP_ADD, LG_OP_MUL, LG_OP_TRANSPOSE}, 4);
 }
 
 /* ------------------------------------------------------------------ the corpus */
