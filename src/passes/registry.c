@@ -9,6 +9,7 @@ static const lg_pass *const registry[] = {
     &lgp_gather_const_to_slices, &lgp_squeeze_to_reshape, &lgp_pack_unpack_split, &lgp_broadcast_to_tile, &lgp_select_const_condition, &lgp_elu_select_free, &lgp_softmax_beta, &lgp_log_softmax, &lgp_relu_0_to_1, &lgp_int64_to_int32, &lgp_densify_const, &lgp_layerscale_into_fc, &lgp_fc_output_reshape,
     &lgp_harden_fp16, &lgp_harden_fp16_split,
     &lgp_reduce_rank,
+    &lgp_distinct_operands, &lgp_broadcast_rank, &lgp_add_n_chain, &lgp_compare_per_consumer, &lgp_space_depth_batch1, &lgp_slice_plain, &lgp_pad_rank4,
 };
 
 uint32_t lg_pass_count(void) { return (uint32_t)(sizeof registry / sizeof registry[0]); }
