@@ -129,6 +129,15 @@ static const why_row rows[] = {
     {"gather-const-indices", true,
      "rewritten: runs of constant indices as SLICE/STRIDED_SLICE + CONCATENATION (up to 64 "
      "slices), or a strided subsample as AVERAGE_POOL_2D; more separate runs: --split"},
+    {"resize-align-corners", true,
+     "rewritten (fix --warnings): RESIZE_BILINEAR align_corners=True of fp32 NHWC data as two "
+     "constant interpolation matrices (FULLY_CONNECTED between TRANSPOSEs, resize-align-corners: "
+     "the kernel's own weights, within fp32 rounding)"},
+    {"field-banned-op", true,
+     "rewritten (fix --warnings): PACK, SPLIT, SPLIT_V as RESHAPE/CONCATENATION/SLICE "
+     "(pack-unpack-split), SELECT of a constant condition (select-const-condition), SELECT-based "
+     "ELU (elu-select-free); TOPK_V2, CAST and comparisons are the computation itself: --split, "
+     "or re-author the model"},
     {"webgpu-pad-layout", true,
      "rewritten (fix --warnings): a PAD of rank-3 data or of the batch axis as a PAD of a rank-4 "
      "view padded on H and W only (pad-rank4); three padded dims have no such view"},

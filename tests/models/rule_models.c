@@ -712,12 +712,9 @@ void lgm_input_count_nearmiss3(lg_builder *b, lgm_io io) {
 /* ADD_N of n runtime [1,8,8,4] inputs a0..a(n-1) (add_n.cc: >= 2 of one shape; the output
    takes it). */
 static void add_n(lg_builder *b, int n) {
+    static const char *const names[3] = {"a0", "a1", "a2"};
     int a[3];
-    char name[8];
-    for (int k = 0; k < n; k++) {
-        snprintf(name, sizeof name, "a%d", k);
-        a[k] = lg_b_tensor(b, name, LG_FLOAT32, LG_DIMS(1, 8, 8, 4));
-    }
+    for (int k = 0; k < n && k < 3; k++) a[k] = lg_b_tensor(b, names[k], LG_FLOAT32, LG_DIMS(1, 8, 8, 4));
     int y = lg_b_tensor(b, "y", LG_FLOAT32, LG_DIMS(1, 8, 8, 4));
     lg_dims in = {a, (uint32_t)n};
     lg_b_op(b, LG_OP_ADD_N, in, LG_IDS(y));
