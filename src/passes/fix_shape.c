@@ -28,11 +28,13 @@
  *                     broadcast (ML Drift's cases of the rule) have no such rewrite.
  *  add-n-chain        ADD_N of n != 2 inputs (rules.def input-count; lgc_rule_add_n: the GPU
  *                     takes exactly 2) -> ((x0 + x1) + x2) + ... as ADD ops. TFLite's reference
- *                     kernel (kernels/internal/reference/add_n.h AddN, used by add_n.cc) sums
- *                     x = 0; x += in[j] in input order, and 0 + x0 = x0 (but for the sign of a
- *                     zero), so the chain adds the same values in the same order: bit for bit
- *                     (the optimized kernel with several threads splits the inputs into partial
- *                     sums: TFLite itself then rounds in another order).
+ *                     kernel (kernels/internal/reference/add_n.h AddN, which add_n.cc's
+ *                     EvalAddN calls at tensorflow 12114b2) sums x = 0; x += in[j] in input
+ *                     order, and 0 + x0 = x0 (but for the sign of a zero), so the chain adds the
+ *                     same values in the same order: bit for bit against the reference and
+ *                     litegpu's kernel (later add_n.cc versions call optimized_ops::AddN with a
+ *                     scratch tensor and the CPU backend context, whose order is not read here;
+ *                     LiteRT.js agrees within the exact bound, tests/e2e/test_fix.sh).
  *  compare-per-consumer  a comparison (EQUAL ... LESS_EQUAL) whose output several CAST/SELECT/
  *                     SELECT_V2 ops read as their condition, each producing float (rules.def
  *                     compare-consumer; check_ops_elementwise.c check_compare_consumer: the
