@@ -112,6 +112,14 @@ void lgc_rule_batch_matmul(ck *c, const opx *x) {
         lgc_add(c, R_INPUT_COUNT, x, NULL, "BATCH_MATMUL has %d inputs and %u outputs; the GPU takes 2 and 1", x->n_in, op->n_outputs);
         return;
     }
+    /* not a parser check: seen on WebGPU (rules.def identical-inputs) */
+    if (c->target == LG_TARGET_MLDRIFT && op->inputs[0] >= 0 && op->inputs[0] == op->inputs[1]) {
+        lg_finding *f = lgc_add(c, R_IDENTICAL_INPUTS, x, NULL,
+                            "BATCH_MATMUL(x, x) on tensor %d \"%s\": webgpu-observed, not a parser check: ML "
+                            "Drift never finishes it on WebGPU ([1,12,2,2] timed out), two distinct tensors run",
+                            op->inputs[0], lgc_tname(c, op->inputs[0]));
+        lgc_with_tensor(f, op->inputs[0]);
+    }
     if (x->n_rt == 1) {
         int32_t b = op->inputs[1];
         if (!c->is_const[b]) {

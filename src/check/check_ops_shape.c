@@ -156,10 +156,17 @@ void lgc_rule_space_depth(ck *c, const opx *x) {
     union { lg_depth_to_space_options d2s; lg_space_to_depth_options s2d; } d;
     int bs = d2s ? ((const lg_depth_to_space_options *)lgc_opts(op, kind, &d, sizeof d.d2s))->block_size
                  : ((const lg_space_to_depth_options *)lgc_opts(op, kind, &d, sizeof d.s2d))->block_size;
-    char note[128];
+    char note[128], s1[64];
     if (bs <= 1)
         lgc_add(c, R_OP_PARAMS, x, NULL, "%s block_size %d: %s%s", x->name, bs, bs == 1 ? "is a no-op" : "must be > 1",
             lgc_opts_note(op, kind, note, sizeof note));
+    /* seen on WebGPU: a batch above 1 computes zeros (rules.def webgpu-space-depth-batch) */
+    int32_t in = op->n_inputs ? op->inputs[0] : -1;
+    if (in >= 0 && lgc_T(c, in)->rank == 4 && lgc_T(c, in)->shape[0] > 1) {
+        lg_finding *f = lgc_add(c, R_WEBGPU_SPACE_DEPTH_BATCH, x, NULL, "%s of %s: batch %d > 1 returns zeros on WebGPU",
+                            x->name, lgc_shp(c, in, s1, sizeof s1), lgc_T(c, in)->shape[0]);
+        lgc_with_tensor(f, in);
+    }
 }
 
 /* RESIZE_BILINEAR, RESIZE_NEAREST_NEIGHBOR. */

@@ -44,22 +44,24 @@ static const why_row rows[] = {
     {"fused-activation", true,
      "rewritten: a fused RELU/RELU6/RELU_N1_TO_1/TANH becomes its own op; SIGN_BIT and "
      "unknown values have no standalone TFLite op"},
-    {"broadcast", false,
-     "no rewrite yet (an exact one exists for mixed ranks: RESHAPE the lower-rank operand "
-     "to equal rank); materializing the broadcast (TILE) can be refused or too large"},
+    {"broadcast", true,
+     "rewritten (classic): the lower-rank operand of a mixed-rank ADD/MUL reshaped to the "
+     "other's rank with leading 1s (broadcast-rank); shapes that do not broadcast (a model TFLite "
+     "refuses) and operands above rank 4 (ML Drift's cases) have no exact rewrite"},
     {"input-count", true,
-     "rewritten: an op whose inputs are all constant is folded; other counts are fixed by "
-     "the op's semantics (a runtime weight where the GPU needs a constant); ADD_N as an "
-     "ADD chain is exact but not written yet"},
+     "rewritten: an op whose inputs are all constant is folded; ADD_N of n != 2 inputs as ADDs "
+     "in TFLite's input order (add-n-chain); other counts are fixed by the op's semantics (a "
+     "runtime weight where the GPU needs a constant): --split"},
     {"const-axes", true,
      "rewritten: constant INT64 axes narrowed to INT32; axes computed at run time: convert "
      "with static shapes (--input-shape) so they fold"},
     {"dynamic-tensor", false,
      "a shape known only at run time: convert with --input-shape so shapes are static; "
      "otherwise --split"},
-    {"identical-inputs", false,
-     "no rewrite yet: x OP x with one tensor twice (an exact one exists: pass one side "
-     "through MUL(x, 1); folding x-x to 0 is not exact for inf/NaN)"},
+    {"identical-inputs", true,
+     "rewritten: x OP x (a binary op other than ADD/MUL, or BATCH_MATMUL) reads a RESHAPE of x to "
+     "its own shape as the second operand (distinct-operands); a constant x is folded instead; "
+     "a scalar (rank 0) or dynamic x is left (the copy would change its shape)"},
     {"op-params", true,
      "rewritten: GATHER indices of rank >= 2 (flattened, then the result reshaped), "
      "constant-index GATHER with non-1-D indices, DEQUANTIZE of a DENSIFY, 2-D SELECT values "
@@ -69,13 +71,18 @@ static const why_row rows[] = {
      "align_corners with half_pixel_centers: TFLite itself refuses the combination, so "
      "there is no meaning to keep"},
     {"strided-slice-masks", true,
-     "rewritten: a strided H/W subsample (AVERAGE_POOL_2D 1x1, stride s); other mask "
-     "combinations: no rewrite yet (STRIDED_SLICE without masks + RESHAPE would be exact)"},
-    {"strided-slice-reverse", false,
-     "no rewrite yet: a reversal (slices in reverse order joined by CONCATENATION would be "
-     "exact)"},
-    {"slice-rank", false,
-     "no rewrite yet (a RESHAPE to rank 4 around the slice would be exact)"},
+     "rewritten: a strided H/W subsample as AVERAGE_POOL_2D 1x1 (strided-subsample-pool), any "
+     "other masked slice of a float tensor of rank 1-4 as a plain SLICE/STRIDED_SLICE + RESHAPE "
+     "(slice-plain); not integer tensors (the element map is read off a float run), rank 5, or "
+     "a reversal of more than 16 elements"},
+    {"strided-slice-reverse", true,
+     "rewritten: the ascending slice, then each reversed axis of up to 16 elements as "
+     "single-element SLICEs in reverse order joined by CONCATENATION (slice-plain); longer "
+     "reversals (one SLICE per element), integer tensors and rank 5 are left: --split"},
+    {"slice-rank", true,
+     "rewritten: a slice of rank-1/2 float data as a rank-4 SLICE/STRIDED_SLICE between RESHAPEs "
+     "(slice-plain); rank-5 slices are reduce-rank's, and a rank-5 graph input or output cannot "
+     "be reshaped away: --split"},
     {"transpose-perm", true,
      "rewritten by reduce-rank for rank-5/6 transposes; other permutations the GPU "
      "refuses: no exact rewrite yet"},
@@ -88,13 +95,16 @@ static const why_row rows[] = {
     {"mirror-pad-mode", true,
      "rewritten: SYMMETRIC pads up to 8 per side as slices and CONCATENATION; wider pads: "
      "--split"},
-    {"pad-shape", false,
-     "no rewrite yet: padding of rank 1-2 tensors (a RESHAPE to rank 4 would be exact); "
-     "padding along the batch axis has no GPU form"},
+    {"pad-shape", true,
+     "rewritten: padding of rank-1/2 data as a PAD of a rank-4 view padded on H and W, RESHAPEd "
+     "back (pad-rank4); not runtime paddings (dynamic-tensor), dynamic shapes or a pad with no "
+     "padded dim; rank-5 data is reduce-rank's"},
     {"cast-types", false,
      "the CAST between these types is the computation itself: --split"},
-    {"compare-consumer", false,
-     "no rewrite yet (duplicating the comparison for each consumer would be exact)"},
+    {"compare-consumer", true,
+     "rewritten: a comparison read by several CAST/SELECT ops producing float as one comparison "
+     "per consumer (compare-per-consumer); one that is a graph output or feeds other ops (bool "
+     "logic) has no exact GPU form: --split"},
     {"reduce-axes", false,
      "a reduction over axes the GPU reduce does not map: no exact rewrite yet"},
     {"mali-transpose-conv", true,
@@ -121,6 +131,21 @@ static const why_row rows[] = {
     {"gather-const-indices", true,
      "rewritten: runs of constant indices as SLICE/STRIDED_SLICE + CONCATENATION (up to 64 "
      "slices), or a strided subsample as AVERAGE_POOL_2D; more separate runs: --split"},
+    {"resize-align-corners", true,
+     "rewritten (fix --warnings): RESIZE_BILINEAR align_corners=True of fp32 NHWC data as two "
+     "constant interpolation matrices (FULLY_CONNECTED between TRANSPOSEs, resize-align-corners: "
+     "the kernel's own weights, within fp32 rounding)"},
+    {"field-banned-op", true,
+     "rewritten (fix --warnings): PACK, SPLIT, SPLIT_V as RESHAPE/CONCATENATION/SLICE "
+     "(pack-unpack-split), SELECT of a constant condition (select-const-condition), SELECT-based "
+     "ELU (elu-select-free); TOPK_V2, CAST and comparisons are the computation itself: --split, "
+     "or re-author the model"},
+    {"webgpu-pad-layout", true,
+     "rewritten (fix --warnings): a PAD of rank-3 data or of the batch axis as a PAD of a rank-4 "
+     "view padded on H and W only (pad-rank4); three padded dims have no such view"},
+    {"webgpu-space-depth-batch", true,
+     "rewritten: the batch folded into H around the op, RESHAPE [N,H,W,C] -> [1,N*H,W,C], the op, "
+     "RESHAPE back (space-depth-batch1); not with dynamic shapes"},
 };
 
 static const why_row *find(const char *rule_id) {

@@ -21,6 +21,7 @@ extern const lg_pass lgp_unfuse_activation, lgp_transpose_conv_zerostuff, lgp_tr
 extern const lg_pass lgp_gather_const_to_slices, lgp_squeeze_to_reshape, lgp_pack_unpack_split, lgp_broadcast_to_tile, lgp_select_const_condition, lgp_elu_select_free, lgp_softmax_beta, lgp_log_softmax, lgp_relu_0_to_1, lgp_int64_to_int32, lgp_densify_const, lgp_layerscale_into_fc, lgp_fc_output_reshape;
 extern const lg_pass lgp_harden_fp16, lgp_harden_fp16_split;
 extern const lg_pass lgp_reduce_rank;
+extern const lg_pass lgp_distinct_operands, lgp_broadcast_rank, lgp_add_n_chain, lgp_compare_per_consumer, lgp_space_depth_batch1, lgp_slice_plain, lgp_pad_rank4;
 
 /* The op's builtin code (-1 if its opcode is bad). */
 static inline int32_t lgp_code(const lg_pass_ctx *c, uint32_t op) {

@@ -10,6 +10,7 @@ static const lg_pass *const registry[] = {
     &lgp_harden_fp16, &lgp_harden_fp16_split,
     &lgp_reduce_rank,
     &lgp_gather_flatten_indices, &lgp_padv2_const_border,
+    &lgp_distinct_operands, &lgp_broadcast_rank, &lgp_add_n_chain, &lgp_compare_per_consumer, &lgp_space_depth_batch1, &lgp_slice_plain, &lgp_pad_rank4,
 };
 
 uint32_t lg_pass_count(void) { return (uint32_t)(sizeof registry / sizeof registry[0]); }

@@ -7,7 +7,12 @@
 #    magnitude (the exact bound); and the real ML Drift delegate (verify, WebGPU) takes the
 #    fixed model fully when fix says READY and agrees with LiteRT's CPU path;
 #  - a trigger of any other rule: fix exits 1 and leaves the rule with a "why" in the JSON;
-#  - every near-miss: fix changes nothing (the same ops, in order).
+#  - every near-miss: fix changes nothing (the same ops, in order);
+#  - the classic delegate's rules (compare-consumer, broadcast, slice-rank of rank 1-2), whose
+#    triggers are ML Drift near-misses: fix --target classic removes the rule, LiteRT.js agrees;
+#  - the warning rules with a pass (fix --warnings --gpu mali: resize-align-corners,
+#    field-banned-op; --gpu webgpu: webgpu-pad-layout): the warning is gone where a pass
+#    removes it (and the model is unchanged where none does), LiteRT.js agrees.
 # Env: LG (default build/litegpu).
 set -u
 cd "$(dirname "$0")/../.."
@@ -19,7 +24,10 @@ ok()  { echo "PASS $1"; pass=$((pass + 1)); }
 bad() { echo "FAIL $1${2:+: $2}"; fail=$((fail + 1)); }
 finish() { echo "fix: $pass passed, $fail failed"; [ "$fail" -eq 0 ]; exit $?; }
 # the rules a pass removes on these triggers (the README's fix table)
-FIXED=" const-only-inputs op-version mali-transpose-conv padv2-nonzero large-multi-axis-reduce mirror-pad-mode gather-const-indices softmax-beta int64-tensor fc-2d-broadcast op-unsupported "
+FIXED=" const-only-inputs op-version mali-transpose-conv padv2-nonzero large-multi-axis-reduce mirror-pad-mode gather-const-indices softmax-beta int64-tensor fc-2d-broadcast op-unsupported identical-inputs input-count strided-slice-masks strided-slice-reverse pad-shape webgpu-space-depth-batch "
+# triggers of those rules that no pass can fix (the rule stays, with a why): CONV_2D with
+# runtime weights and bias (input-count: the GPU needs constant weights)
+LEFT=" input-count__trigger2.tflite "
 if ! cc -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc -o "$T/mk" tests/tools/make_rule_models.c \
         tests/models/rule_models*.c build/liblitegpu.a -lm 2>"$T/cc.err" || ! mkdir -p "$T/r" || ! "$T/mk" "$T/r" >/dev/null; then
     bad "build the rule models" "$(head -c 300 "$T/cc.err")"; finish
@@ -47,8 +55,9 @@ while IFS=$'\t' read -r file rule kind args; do
     fi
     "$LG" check "$o" --gpu any --json >"$T/c.json" 2>/dev/null
     still=$("$PY" -c 'import json,sys; r=json.load(open(sys.argv[1])); print(sum(f["rule"]==sys.argv[2] and f["severity"]=="blocker" for f in r["findings"]))' "$T/c.json" "$rule")
+    want=$rule; case "$LEFT" in *" $file "*) want="left: $rule" ;; esac
     case "$FIXED" in
-    *" $rule "*)
+    *" $want "*)
         if [ "$still" = 0 ]; then ok "$file: $rule removed"; fixed_models+=("$file"); else bad "$file: $rule still reported" "$(head -c 300 "$T/j.json")"; fi
         [ "$rc" = 0 ] && ready_models+=("$o") ;;
     *)
@@ -119,6 +128,49 @@ else bad "layernorm_512 hardening" "compare before $b, fix $rc, compare after $a
 if "$PY" -c 'import json,sys; a,b=[json.load(open(p))["subgraphs"][0]["ops"] for p in sys.argv[1:3]]; sys.exit(a!=b)' "$T/a.json" "$T/b.json"
 then ok "layernorm_512 with --harden-fp16 off: unchanged"; else bad "layernorm_512 --harden-fp16 off changed the model"; fi
 
+# the classic delegate's rules: their triggers are ML Drift near-misses (left unchanged above
+# for mldrift); fix --target classic removes the rule; ML Drift still takes the fixed model
+CLASSIC="compare-consumer__nearmiss:compare-consumer broadcast__nearmiss2:broadcast broadcast__nearmiss3:broadcast slice-rank__nearmiss3:slice-rank slice-rank__nearmiss5:slice-rank slice-rank__nearmiss6:slice-rank"
+# has_rule MODEL RULE CHECK_ARGS...: how many findings of RULE check reports on MODEL
+has_rule() {
+    local m=$1 r=$2; shift 2
+    "$LG" check "$m" "$@" --json 2>/dev/null | "$PY" -c 'import json,sys; print(sum(f["rule"]==sys.argv[1] for f in json.load(sys.stdin)["findings"]))' "$r"
+}
+for e in $CLASSIC; do
+    n=${e%%:*}; rule=${e#*:}; f=classic__$n.tflite
+    cp "$T/r/$n.tflite" "$T/r/$f"
+    b=$(has_rule "$T/r/$f" "$rule" --target classic --gpu any)
+    "$LG" fix "$T/r/$f" -o "$T/f/$f" --target classic --gpu any >"$T/o.txt" 2>"$T/err"; rc=$?
+    a=$(has_rule "$T/f/$f" "$rule" --target classic --gpu any)
+    if [ "$b" != 0 ] && [ "$a" = 0 ] && [ "$rc" = 0 ]; then
+        ok "$n (classic): $rule removed, READY for classic"; fixed_models+=("$f"); ready_models+=("$T/f/$f")
+    else bad "$n (classic): $rule" "before $b, after $a, exit $rc: $(grep -v '^ ' "$T/o.txt" | head -c 300) $(head -c 200 "$T/err")"; fi
+done
+
+# the warning rules: fix --warnings runs the passes that remove warnings too. Mali's warnings
+# on their triggers: removed where a pass exists (the SPLIT, align_corners); TOPK_V2 and the
+# comparison + CAST have none (unchanged). webgpu-pad-layout (WebGPU's warning) on its trigger,
+# pad-shape's nearmiss2 (PAD of [8,8,4] on H and W: zeros on WebGPU), with --gpu webgpu.
+WARN="resize-align-corners__trigger:resize-align-corners:mali:fixed field-banned-op__trigger:field-banned-op:mali:fixed field-banned-op__trigger2:field-banned-op:mali:left field-banned-op__trigger3:field-banned-op:mali:left pad-shape__nearmiss2:webgpu-pad-layout:webgpu:fixed"
+for e in $WARN; do
+    IFS=: read -r n rule gpu want <<<"$e"; f=warn__$n.tflite
+    cp "$T/r/$n.tflite" "$T/r/$f"
+    b=$(has_rule "$T/r/$f" "$rule" --gpu "$gpu")
+    "$LG" fix "$T/r/$f" -o "$T/f/$f" --warnings --gpu "$gpu" >"$T/o.txt" 2>"$T/err"; rc=$?
+    a=$(has_rule "$T/f/$f" "$rule" --gpu "$gpu")
+    if [ "$want" = fixed ]; then
+        if [ "$b" != 0 ] && [ "$a" = 0 ] && [ "$rc" = 0 ]; then
+            ok "$n (--warnings --gpu $gpu): $rule removed"; fixed_models+=("$f"); ready_models+=("$T/f/$f")
+        else bad "$n (--warnings --gpu $gpu): $rule" "before $b, after $a, exit $rc: $(head -c 300 "$T/o.txt") $(head -c 200 "$T/err")"; fi
+    else
+        "$LG" info --json "$T/r/$f" >"$T/a.json"; "$LG" info --json "$T/f/$f" >"$T/b.json"
+        if [ "$b" != 0 ] && [ "$a" = "$b" ] && [ "$rc" = 0 ] && \
+           "$PY" -c 'import json,sys; a,b=[json.load(open(p))["subgraphs"][0]["ops"] for p in sys.argv[1:3]]; sys.exit(a!=b)' "$T/a.json" "$T/b.json"
+        then ok "$n (--warnings --gpu $gpu): $rule left (no pass), model unchanged"
+        else bad "$n (--warnings --gpu $gpu): $rule" "before $b, after $a, exit $rc"; fi
+    fi
+done
+
 # LiteRT.js runs the original and the fixed models alike (within 1e-6 of the magnitude)
 fixed_models+=("${fixed_corpus[@]}")
 if [ "${#fixed_models[@]}" -gt 0 ]; then
@@ -139,9 +191,11 @@ if [ "${#fixed_models[@]}" -gt 0 ]; then
         if [ "$good" = 1 ]; then ok "$f: LiteRT.js agrees on the fixed model (<= 1e-6 of magnitude)"; else bad "$f: LiteRT.js parity" "$detail"; fi
     done
 fi
-# the real ML Drift delegate takes the READY ones fully and agrees with the CPU
+# the real ML Drift delegate takes the READY ones fully and agrees with the CPU, on the
+# "pattern" input (distinct values: the `half` fill, 0.5 everywhere, cannot show a slice, a
+# reversal or a DEPTH_TO_SPACE moving values to the wrong place)
 if [ "${#ready_models[@]}" -gt 0 ]; then
-    "$LG" verify --json "${ready_models[@]}" >"$T/v.json" 2>"$T/v.err"; rc=$?
+    "$LG" verify --fill pattern --json "${ready_models[@]}" >"$T/v.json" 2>"$T/v.err"; rc=$?
     if "$PY" -c '
 import json,sys
 r=json.load(open(sys.argv[1]))

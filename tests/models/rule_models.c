@@ -709,6 +709,29 @@ void lgm_input_count_nearmiss3(lg_builder *b, lgm_io io) {
     lg_b_io(b, LG_IDS(x), LG_IDS(y));
 }
 
+/* ADD_N of n runtime [1,8,8,4] inputs a0..a(n-1) (add_n.cc: >= 2 of one shape; the output
+   takes it). */
+static void add_n(lg_builder *b, int n) {
+    static const char *const names[3] = {"a0", "a1", "a2"};
+    int a[3];
+    for (int k = 0; k < n && k < 3; k++) a[k] = lg_b_tensor(b, names[k], LG_FLOAT32, LG_DIMS(1, 8, 8, 4));
+    int y = lg_b_tensor(b, "y", LG_FLOAT32, LG_DIMS(1, 8, 8, 4));
+    lg_dims in = {a, (uint32_t)n};
+    lg_b_op(b, LG_OP_ADD_N, in, LG_IDS(y));
+    lg_b_io(b, in, LG_IDS(y));
+}
+
+/* ADD_N of 3 inputs (the GPU takes exactly 2) */
+void lgm_input_count_trigger3(lg_builder *b, lgm_io io) {
+    (void)io;
+    add_n(b, 3);
+}
+
+void lgm_input_count_nearmiss4(lg_builder *b, lgm_io io) {
+    (void)io;
+    add_n(b, 2);
+}
+
 /* ------------------------------------------------------------------ const-axes */
 
 /* MEAN x[1,8,8,4] over axes 1,2 (keep_dims: [1,1,1,4]): 0 constant INT32, 1 constant INT64,
@@ -854,6 +877,30 @@ void lgm_identical_inputs_nearmiss2(lg_builder *b, lgm_io io) {
 void lgm_identical_inputs_nearmiss3(lg_builder *b, lgm_io io) {
     (void)io;
     binary_self(b, LG_OP_DIV, 0);
+}
+
+/* BATCH_MATMUL x[1,12,2,2] by itself (same) or by x2 -> [1,12,2,2] (batch_matmul.cc: the
+   batch dims broadcast, [2,2] x [2,2] per batch). */
+static void bmm_self(lg_builder *b, int same) {
+    lg_batch_mat_mul_options bo;
+    memset(&bo, 0, sizeof bo);
+    int x = lg_b_tensor(b, "x", LG_FLOAT32, LG_DIMS(1, 12, 2, 2));
+    int x2 = same ? x : lg_b_tensor(b, "x2", LG_FLOAT32, LG_DIMS(1, 12, 2, 2));
+    int y = lg_b_tensor(b, "y", LG_FLOAT32, LG_DIMS(1, 12, 2, 2));
+    lg_b_op_opts(b, LG_OP_BATCH_MATMUL, LG_IDS(x, x2), LG_IDS(y), LG_OPTS_BATCH_MAT_MUL_OPTIONS, &bo);
+    if (same) lg_b_io(b, LG_IDS(x), LG_IDS(y));
+    else lg_b_io(b, LG_IDS(x, x2), LG_IDS(y));
+}
+
+/* BATCH_MATMUL(x, x): ML Drift on WebGPU never finishes it (rules.def identical-inputs) */
+void lgm_identical_inputs_trigger3(lg_builder *b, lgm_io io) {
+    (void)io;
+    bmm_self(b, 1);
+}
+
+void lgm_identical_inputs_nearmiss4(lg_builder *b, lgm_io io) {
+    (void)io;
+    bmm_self(b, 0);
 }
 
 /* ------------------------------------------------------------------ op-params */
@@ -1016,6 +1063,38 @@ void lgm_strided_slice_reverse_trigger(lg_builder *b, lgm_io io) {
     const int32_t begin[4] = {0, 7, 0, 0}, end[4] = {1, 0, 8, 4}, rev[4] = {1, -1, 1, 1};
     lg_strided_slice_options o = ss_opts(0, 2, 0);
     strided_slice(b, LG_DIMS(1, 8, 8, 4), LG_DIMS(1, 8, 8, 4), begin, end, rev, &o);
+}
+
+/* x[0, 2:6, ::2, 1] of [1,8,8,4]: shrink dims 0 and 3 (mask 9), W from 0 to 8 by 2: [4,4]. */
+void lgm_strided_slice_masks_trigger2(lg_builder *b, lgm_io io) {
+    (void)io;
+    const int32_t begin[4] = {0, 2, 0, 1}, end[4] = {1, 6, 8, 2}, st[4] = {1, 1, 2, 1};
+    lg_strided_slice_options o = ss_opts(0, 0, 9);
+    strided_slice(b, LG_DIMS(1, 8, 8, 4), LG_DIMS(4, 4), begin, end, st, &o);
+}
+
+/* x[..., 1:3] of [1,8,8,4]: the ellipsis (mask 1) stands for the first three dims: [1,8,8,2]. */
+void lgm_strided_slice_masks_trigger3(lg_builder *b, lgm_io io) {
+    (void)io;
+    const int32_t begin[2] = {0, 1}, end[2] = {0, 3}, st[2] = {1, 1};
+    lg_strided_slice_options o = ss_opts(0, 0, 0);
+    o.ellipsis_mask = 1;
+    lg_dims d1 = LG_DIMS(2);
+    int x = lg_b_tensor(b, "x", LG_FLOAT32, LG_DIMS(1, 8, 8, 4));
+    int bg = lg_b_const_i32(b, "begin", d1, begin);
+    int en = lg_b_const_i32(b, "end", d1, end);
+    int sd = lg_b_const_i32(b, "strides", d1, st);
+    int y = lg_b_tensor(b, "y", LG_FLOAT32, LG_DIMS(1, 8, 8, 2));
+    lg_b_op_opts(b, LG_OP_STRIDED_SLICE, LG_IDS(x, bg, en, sd), LG_IDS(y), LG_OPTS_STRIDED_SLICE_OPTIONS, &o);
+    lg_b_io(b, LG_IDS(x), LG_IDS(y));
+}
+
+/* Stride -2 on W from 7 with end_mask on W (mask 4): columns 7, 5, 3, 1: [1,8,4,4]. */
+void lgm_strided_slice_reverse_trigger2(lg_builder *b, lgm_io io) {
+    (void)io;
+    const int32_t begin[4] = {0, 0, 7, 0}, end[4] = {1, 8, 0, 4}, rev[4] = {1, 1, -2, 1};
+    lg_strided_slice_options o = ss_opts(0, 4, 0);
+    strided_slice(b, LG_DIMS(1, 8, 8, 4), LG_DIMS(1, 8, 4, 4), begin, end, rev, &o);
 }
 
 /* Stride 2 on H: rows 0, 2, 4, 6. */
@@ -1198,6 +1277,13 @@ void lgm_mirror_pad_mode_nearmiss(lg_builder *b, lgm_io io) {
 void lgm_pad_shape_trigger(lg_builder *b, lgm_io io) {
     (void)io;
     pad_with(b, LG_OP_PAD, LG_DIMS(8, 4), LG_DIMS(10, 6), pad2, NULL);
+}
+
+/* paddings [1,2]: rank-1 data [8] -> [13] */
+void lgm_pad_shape_trigger2(lg_builder *b, lgm_io io) {
+    (void)io;
+    static const int32_t pad1[2] = {2, 3};
+    pad_with(b, LG_OP_PAD, LG_DIMS(8), LG_DIMS(13), pad1, NULL);
 }
 
 /* [1,8,8,4] padded on H and W (also the webgpu-pad-layout near-miss) */

@@ -94,6 +94,8 @@ enum {
     X(input_count_nearmiss, "input-count", "nearmiss", LGM_DELEGATE, NULL)                     \
     X(input_count_nearmiss2, "input-count", "nearmiss2", LGM_DELEGATE, NULL)                   \
     X(input_count_nearmiss3, "input-count", "nearmiss3", LGM_DELEGATE, NULL)                   \
+    X(input_count_trigger3, "input-count", "trigger3", LGM_DELEGATE, NULL)                     \
+    X(input_count_nearmiss4, "input-count", "nearmiss4", LGM_DELEGATE, NULL)                   \
     X(const_axes_trigger, "const-axes", "trigger", LGM_DELEGATE, NULL)                         \
     X(const_axes_trigger2, "const-axes", "trigger2", LGM_DELEGATE, NULL)                       \
     X(const_axes_nearmiss, "const-axes", "nearmiss", LGM_DELEGATE, NULL)                       \
@@ -108,6 +110,8 @@ enum {
     X(identical_inputs_nearmiss, "identical-inputs", "nearmiss", LGM_DELEGATE, NULL)           \
     X(identical_inputs_nearmiss2, "identical-inputs", "nearmiss2", LGM_DELEGATE, NULL)         \
     X(identical_inputs_nearmiss3, "identical-inputs", "nearmiss3", LGM_DELEGATE, NULL)         \
+    X(identical_inputs_trigger3, "identical-inputs", "trigger3", LGM_DELEGATE, NULL)           \
+    X(identical_inputs_nearmiss4, "identical-inputs", "nearmiss4", LGM_DELEGATE, NULL)         \
     X(op_params_trigger, "op-params", "trigger", LGM_DELEGATE, NULL)                           \
     X(op_params_trigger2, "op-params", "trigger2", LGM_DELEGATE | LGM_INVALID, NULL)           \
     X(op_params_trigger3, "op-params", "trigger3", LGM_DELEGATE, NULL)                         \
@@ -118,8 +122,11 @@ enum {
     X(resize_flags_trigger, "resize-flags", "trigger", LGM_DELEGATE, NULL)                     \
     X(resize_flags_nearmiss, "resize-flags", "nearmiss", LGM_DELEGATE, NULL)                   \
     X(strided_slice_masks_trigger, "strided-slice-masks", "trigger", LGM_DELEGATE, NULL)       \
+    X(strided_slice_masks_trigger2, "strided-slice-masks", "trigger2", LGM_DELEGATE, NULL)     \
+    X(strided_slice_masks_trigger3, "strided-slice-masks", "trigger3", LGM_DELEGATE, NULL)     \
     X(strided_slice_masks_nearmiss, "strided-slice-masks", "nearmiss", LGM_DELEGATE, NULL)     \
     X(strided_slice_reverse_trigger, "strided-slice-reverse", "trigger", LGM_DELEGATE, NULL)   \
+    X(strided_slice_reverse_trigger2, "strided-slice-reverse", "trigger2", LGM_DELEGATE, NULL) \
     X(strided_slice_reverse_nearmiss, "strided-slice-reverse", "nearmiss", LGM_DELEGATE, NULL) \
     X(slice_rank_trigger, "slice-rank", "trigger", LGM_DELEGATE, NULL)                         \
     X(slice_rank_trigger2, "slice-rank", "trigger2", LGM_DELEGATE, NULL)                       \
@@ -138,6 +145,7 @@ enum {
     X(mirror_pad_mode_trigger, "mirror-pad-mode", "trigger", LGM_DELEGATE, NULL)               \
     X(mirror_pad_mode_nearmiss, "mirror-pad-mode", "nearmiss", LGM_DELEGATE, NULL)             \
     X(pad_shape_trigger, "pad-shape", "trigger", LGM_DELEGATE, NULL)                           \
+    X(pad_shape_trigger2, "pad-shape", "trigger2", LGM_DELEGATE, NULL)                         \
     X(pad_shape_nearmiss, "pad-shape", "nearmiss", LGM_DELEGATE, NULL)                         \
     X(pad_shape_nearmiss2, "pad-shape", "nearmiss2", LGM_DELEGATE, NULL)                       \
     X(reduce_axes_trigger, "reduce-axes", "trigger", LGM_DELEGATE | LGM_INVALID, NULL)         \
@@ -184,6 +192,10 @@ enum {
     X(webgpu_pad_layout_trigger, "webgpu-pad-layout", "trigger", 0, NULL)                      \
     X(webgpu_pad_layout_trigger2, "webgpu-pad-layout", "trigger2", 0, NULL)                    \
     X(webgpu_pad_layout_nearmiss, "webgpu-pad-layout", "nearmiss", 0, NULL)                    \
+    X(webgpu_space_depth_batch_trigger, "webgpu-space-depth-batch", "trigger", LGM_DELEGATE, NULL)     \
+    X(webgpu_space_depth_batch_trigger2, "webgpu-space-depth-batch", "trigger2", LGM_DELEGATE, NULL)   \
+    X(webgpu_space_depth_batch_nearmiss, "webgpu-space-depth-batch", "nearmiss", LGM_DELEGATE, NULL)   \
+    X(webgpu_space_depth_batch_nearmiss2, "webgpu-space-depth-batch", "nearmiss2", LGM_DELEGATE, NULL) \
     X(clean_cnn, "", "clean", 0, NULL)                                                         \
     X(dequantize_int8_conv, "", "dequantize-int8", 0, NULL)                                    \
     X(fp16_layernorm, "", "fp16-layernorm", 0, NULL)

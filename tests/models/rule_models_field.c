@@ -369,6 +369,43 @@ void lgm_field_banned_op_nearmiss(lg_builder *b, lgm_io io) {
     lgm_i_unary(b, LG_OP_RELU, 1, LG_FLOAT32, LG_DIMS(1, 8));
 }
 
+/* ------------------------------------------------------------------ webgpu-space-depth-batch */
+
+/* DEPTH_TO_SPACE (block 2) of x[n,2,2,12] -> [n,4,4,3], or SPACE_TO_DEPTH (block 2) of
+   x[n,4,4,3] -> [n,2,2,12] (depth_to_space.cc / space_to_depth.cc: H and W times / by the
+   block, C by / times its square). */
+static void space_depth(lg_builder *b, int s2d, int n) {
+    lg_depth_to_space_options d2 = {2};
+    lg_space_to_depth_options s2 = {2};
+    int x = s2d ? lg_b_tensor(b, "x", LG_FLOAT32, LG_DIMS(n, 4, 4, 3)) : lg_b_tensor(b, "x", LG_FLOAT32, LG_DIMS(n, 2, 2, 12));
+    int y = s2d ? lg_b_tensor(b, "y", LG_FLOAT32, LG_DIMS(n, 2, 2, 12)) : lg_b_tensor(b, "y", LG_FLOAT32, LG_DIMS(n, 4, 4, 3));
+    if (s2d) lg_b_op_opts(b, LG_OP_SPACE_TO_DEPTH, LG_IDS(x), LG_IDS(y), LG_OPTS_SPACE_TO_DEPTH_OPTIONS, &s2);
+    else lg_b_op_opts(b, LG_OP_DEPTH_TO_SPACE, LG_IDS(x), LG_IDS(y), LG_OPTS_DEPTH_TO_SPACE_OPTIONS, &d2);
+    lg_b_io(b, LG_IDS(x), LG_IDS(y));
+}
+
+/* batch 2: zeros on WebGPU */
+void lgm_webgpu_space_depth_batch_trigger(lg_builder *b, lgm_io io) {
+    (void)io;
+    space_depth(b, 0, 2);
+}
+
+void lgm_webgpu_space_depth_batch_trigger2(lg_builder *b, lgm_io io) {
+    (void)io;
+    space_depth(b, 1, 2);
+}
+
+/* batch 1: exact */
+void lgm_webgpu_space_depth_batch_nearmiss(lg_builder *b, lgm_io io) {
+    (void)io;
+    space_depth(b, 0, 1);
+}
+
+void lgm_webgpu_space_depth_batch_nearmiss2(lg_builder *b, lgm_io io) {
+    (void)io;
+    space_depth(b, 1, 1);
+}
+
 /* ------------------------------------------------------------------ models of no one rule */
 
 /* A clean small CNN: CONV_2D 3x3 SAME [1,8,8,3] -> [1,8,8,4] (RELU6) -> MEAN H,W [1,4] ->

@@ -161,6 +161,7 @@ LG_TEST(check_gpu_rule_table) {
         {"int64-tensor", B_MALI | B_WEBGPU},
         {"gather-const-indices", B_WEBGPU},
         {"webgpu-pad-layout", B_WEBGPU},
+        {"webgpu-space-depth-batch", B_WEBGPU},
     };
     uint32_t n;
     const lg_rule_info *rules = lg_rules(&n);

@@ -130,6 +130,7 @@ static const char *const covered[] = {
     "reduce-axes", "mali-transpose-conv", "const-only-inputs", "padv2-nonzero",
     "large-multi-axis-reduce", "fc-2d-broadcast", "resize-align-corners", "graph-size",
     "int64-tensor", "gather-const-indices", "field-banned-op", "webgpu-pad-layout",
+    "webgpu-space-depth-batch",
 };
 
 LG_TEST(check_rules_table_is_covered) {
@@ -433,6 +434,14 @@ LG_TEST(check_input_count) {
     EXPECT_NONE_BOTH(m, "input-count");
     EXPECT_CLEAN_BOTH(m);
     lg_model_free(m);
+    /* ADD_N: exactly 2 inputs (lgc_rule_add_n) */
+    m = MODEL(input_count_trigger3); /* 3 inputs */
+    EXPECT_BOTH(m, "input-count", 0);
+    lg_model_free(m);
+    m = MODEL(input_count_nearmiss4); /* 2 inputs */
+    EXPECT_NONE_BOTH(m, "input-count");
+    EXPECT_CLEAN_BOTH(m);
+    lg_model_free(m);
 }
 
 /* CheckAxesAreInt32Const: axes constant and INT32 (MEAN over constant INT64 axes, runtime
@@ -512,6 +521,14 @@ LG_TEST(check_identical_inputs) {
     EXPECT_NONE(m, MLD, "identical-inputs");
     EXPECT_CLEAN_BOTH(m);
     lg_model_free(m);
+    /* BATCH_MATMUL(x, x): no parser check, seen never finishing on WebGPU; (x, x2) runs */
+    m = MODEL(identical_inputs_trigger3);
+    EXPECT_AT(m, MLD, "identical-inputs", 0);
+    EXPECT_NONE(m, CLS, "identical-inputs");
+    lg_model_free(m);
+    m = MODEL(identical_inputs_nearmiss4);
+    EXPECT_CLEAN_BOTH(m);
+    lg_model_free(m);
 }
 
 /* Per-op parameters: SPACE_TO_DEPTH block_size > 1, CONV_2D strides > 0; BATCH_MATMUL with
@@ -569,6 +586,13 @@ LG_TEST(check_strided_slice_masks) {
     lg_model *m = MODEL(strided_slice_masks_trigger); /* shrink_axis_mask 1 */
     EXPECT_BOTH(m, "strided-slice-masks", 0);
     lg_model_free(m);
+    m = MODEL(strided_slice_masks_trigger2); /* shrink_axis_mask 9, a stride 2 */
+    EXPECT_BOTH(m, "strided-slice-masks", 0);
+    lg_model_free(m);
+    m = MODEL(strided_slice_masks_trigger3); /* ellipsis_mask 1 (also op version 6) */
+    EXPECT_BOTH(m, "strided-slice-masks", 0);
+    EXPECT_BOTH(m, "op-version", 0);
+    lg_model_free(m);
     m = MODEL(strided_slice_masks_nearmiss); /* begin/end masks are fine */
     EXPECT_NONE_BOTH(m, "strided-slice-masks");
     EXPECT_CLEAN_BOTH(m);
@@ -578,6 +602,9 @@ LG_TEST(check_strided_slice_masks) {
 /* "Reverse slices are not supported." (negative stride) */
 LG_TEST(check_strided_slice_reverse) {
     lg_model *m = MODEL(strided_slice_reverse_trigger);
+    EXPECT_BOTH(m, "strided-slice-reverse", 0);
+    lg_model_free(m);
+    m = MODEL(strided_slice_reverse_trigger2); /* stride -2 on W */
     EXPECT_BOTH(m, "strided-slice-reverse", 0);
     lg_model_free(m);
     m = MODEL(strided_slice_reverse_nearmiss);
@@ -654,6 +681,9 @@ LG_TEST(check_mirror_pad_mode) {
 /* Paddings 4x2 or 3x2 only (rank-3 or rank-4 data). */
 LG_TEST(check_pad_shape) {
     lg_model *m = MODEL(pad_shape_trigger); /* 2x2 */
+    EXPECT_BOTH(m, "pad-shape", 0);
+    lg_model_free(m);
+    m = MODEL(pad_shape_trigger2); /* 1x2 */
     EXPECT_BOTH(m, "pad-shape", 0);
     lg_model_free(m);
     m = MODEL(pad_shape_nearmiss); /* 4x2 */
@@ -1062,4 +1092,22 @@ LG_TEST(check_webgpu_pad_layout) {
     m = MODEL(pad_shape_nearmiss); /* [1,8,8,4] on H and W */
     EXPECT_NONE_BOTH(m, "webgpu-pad-layout");
     lg_model_free(m);
+}
+
+/* webgpu-space-depth-batch (seen on the real delegate): DEPTH_TO_SPACE / SPACE_TO_DEPTH of a
+   batch > 1 is delegated and returns zeros: an ML Drift blocker for WebGPU. Near misses: the
+   same ops at batch 1 (exact there). */
+LG_TEST(check_webgpu_space_depth_batch) {
+    lgm_build_fn trig[] = {lgm_webgpu_space_depth_batch_trigger, lgm_webgpu_space_depth_batch_trigger2};
+    lgm_build_fn near[] = {lgm_webgpu_space_depth_batch_nearmiss, lgm_webgpu_space_depth_batch_nearmiss2};
+    for (int k = 0; k < 2; k++) {
+        lg_model *m = model_at(__FILE__, __LINE__, trig[k]);
+        EXPECT_AT(m, MLD, "webgpu-space-depth-batch", 0);
+        EXPECT_NONE(m, CLS, "webgpu-space-depth-batch");
+        EXPECT_CLEAN(m, CLS);
+        lg_model_free(m);
+        m = model_at(__FILE__, __LINE__, near[k]);
+        EXPECT_CLEAN_BOTH(m);
+        lg_model_free(m);
+    }
 }
