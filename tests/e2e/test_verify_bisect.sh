@@ -16,7 +16,12 @@ bad() { echo "FAIL $1${2:+: $2}"; fail=$((fail + 1)); }
 if ! cc -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc -o "$T/mk" tests/tools/make_rule_models.c \
         tests/models/rule_models*.c build/liblitegpu.a -lm 2>"$T/cc.err" || ! mkdir -p "$T/r" || ! "$T/mk" "$T/r" >/dev/null; then
     bad "build the rule models" "$(head -c 300 "$T/cc.err")"
-    echo "verify_bisect: $pass passed, $fail failed"; exit 1
+    # verify --out with a relative folder judges the outputs (the harness names its files relative
+# to the working directory: a regression once read them under the folder twice)
+( cd "$T" && "$OLDPWD/$LG" verify "$OLDPWD/examples/tiny_convnet.tflite" --out vo >"$T/vo.txt" 2>&1 ); rc=$?
+if [ "$rc" = 0 ] && grep -q 'outputs match the CPU' "$T/vo.txt" && grep -q '^  output 0: GPU vs CPU' "$T/vo.txt" && [ -f "$T/vo/tiny_convnet/gpu/output_0.npy" ]
+then ok "verify --out (relative folder): outputs judged, files kept"; else bad "verify --out relative" "exit $rc: $(head -c 300 "$T/vo.txt")"; fi
+echo "verify_bisect: $pass passed, $fail failed"; exit 1
 fi
 "$LG" verify "$T/r/fc-2d-broadcast__trigger.tflite" --bisect >"$T/t.txt" 2>"$T/t.err"; rc=$?
 if [ "$rc" = 1 ] && grep -q 'bisect over 1 tap(s): first divergent op 0 FULLY_CONNECTED$' "$T/t.txt" \
@@ -39,5 +44,10 @@ for m in examples/tiny_convnet.tflite build/corpus/hand_landmark_lite.tflite; do
 done
 "$LG" verify examples/tiny_convnet.tflite examples/blocked_net.tflite --bisect >/dev/null 2>"$T/e"; rc=$?
 if [ "$rc" = 2 ] && [ "$(wc -l <"$T/e")" = 1 ]; then ok "--bisect with two models: usage error"; else bad "--bisect two models" "exit $rc"; fi
+# verify --out with a relative folder judges the outputs (the harness names its files relative
+# to the working directory: a regression once read them under the folder twice)
+( cd "$T" && "$OLDPWD/$LG" verify "$OLDPWD/examples/tiny_convnet.tflite" --out vo >"$T/vo.txt" 2>&1 ); rc=$?
+if [ "$rc" = 0 ] && grep -q 'outputs match the CPU' "$T/vo.txt" && grep -q '^  output 0: GPU vs CPU' "$T/vo.txt" && [ -f "$T/vo/tiny_convnet/gpu/output_0.npy" ]
+then ok "verify --out (relative folder): outputs judged, files kept"; else bad "verify --out relative" "exit $rc: $(head -c 300 "$T/vo.txt")"; fi
 echo "verify_bisect: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

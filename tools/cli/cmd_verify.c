@@ -310,9 +310,14 @@ static int nonconstant(const float *x, int64_t n) {
 int cli_verify_judge(const jv *o, const char *dir, double corr, lg_metrics *m, lg_verdict *vd, bool *pearson_defined) {
     const char *gf = jv_str(o, "gpu_file", NULL), *cf = jv_str(o, "cpu_file", NULL);
     if (!gf || !cf) return -1;
+    /* the harness names its files from the --out folder it was given, so relative to our
+       working directory (an --out DIR given relative stays relative); older reports named
+       them relative to the folder: accept both */
     char gp[PATH_MAX + 600], cp[PATH_MAX + 600];
-    snprintf(gp, sizeof gp, "%s%s%s", gf[0] == '/' ? "" : dir, gf[0] == '/' ? "" : "/", gf);
-    snprintf(cp, sizeof cp, "%s%s%s", cf[0] == '/' ? "" : dir, cf[0] == '/' ? "" : "/", cf);
+    struct stat st;
+    bool as_is = stat(gf, &st) == 0 && stat(cf, &st) == 0;
+    snprintf(gp, sizeof gp, "%s%s%s", gf[0] == '/' || as_is ? "" : dir, gf[0] == '/' || as_is ? "" : "/", gf);
+    snprintf(cp, sizeof cp, "%s%s%s", cf[0] == '/' || as_is ? "" : dir, cf[0] == '/' || as_is ? "" : "/", cf);
     lg_npy a, b;
     lg_error e2;
     if (lg_npy_read_file(cp, &a, &e2) != LG_OK) return -1;
