@@ -1,4 +1,5 @@
-/* Helpers for the `fix` pass tests (test_fix_*.c): build a model, run one pass (with
+/* More helpers for the `fix` pass tests of test_fix_index.c and test_fix_misc.c (fixt.h has
+   the shared ones; these run one pass by name, with remove-dead after it): build a model, run one pass (with
    remove-dead after it, as the fix pipeline does) with parity proved by the runner, look at
    lg_check's findings before and after, and run a model on given inputs. */
 #ifndef LG_FIXT_IDX_H
@@ -11,25 +12,14 @@
 #include "lg/ops.h"
 #include "lg/passes.h"
 #include "lg/run.h"
+#include "fixt.h"
 #include "tf.h"
 
-static inline lg_model *fixt_new(lg_builder *b) {
-    lg_model *m = NULL;
-    lg_error err;
-    if (lg_model_new(NULL, NULL, &m, &err) != LG_OK) return NULL;
-    lg_builder_init(b, m, 0);
-    return m;
-}
 
-static inline const lg_pass_result *fixt_result(const lg_pass_report *r, const char *name) {
-    for (uint32_t i = 0; r && i < r->n_passes; i++)
-        if (strcmp(r->passes[i].pass, name) == 0) return &r->passes[i];
-    return NULL;
-}
 
 /* Run pass `name` then remove-dead with parity proved (golden + 2 random inputs); NULL (and a
    failed check) when the runner fails. opt may be NULL. */
-static inline lg_model *fixt_run_opt(const lg_model *m, const char *name, const lg_pass_run_options *opt,
+static inline lg_model *fixti_run_opt(const lg_model *m, const char *name, const lg_pass_run_options *opt,
                                      lg_pass_report **rep) {
     const lg_pass *p = lg_pass_find(name), *dead = lg_pass_find("remove-dead");
     if (!p || !dead) {
@@ -51,8 +41,8 @@ static inline lg_model *fixt_run_opt(const lg_model *m, const char *name, const 
     return out;
 }
 
-static inline lg_model *fixt_run(const lg_model *m, const char *name, lg_pass_report **rep) {
-    return fixt_run_opt(m, name, NULL, rep);
+static inline lg_model *fixti_run(const lg_model *m, const char *name, lg_pass_report **rep) {
+    return fixti_run_opt(m, name, NULL, rep);
 }
 
 /* The pass applied and its parity was proved within the exact bound. */
@@ -85,23 +75,11 @@ static inline uint32_t fixt_blockers(const lg_model *m, lg_target t) {
     return n;
 }
 
-static inline uint32_t fixt_count(const lg_model *m, int32_t code) {
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < m->subgraphs[0].n_ops; i++) n += lg_op_builtin(m, &m->subgraphs[0].ops[i]) == code;
-    return n;
-}
 
-/* The same op codes in the same order. */
-static inline bool fixt_same_ops(const lg_model *a, const lg_model *b) {
-    if (a->subgraphs[0].n_ops != b->subgraphs[0].n_ops) return false;
-    for (uint32_t i = 0; i < a->subgraphs[0].n_ops; i++)
-        if (lg_op_builtin(a, &a->subgraphs[0].ops[i]) != lg_op_builtin(b, &b->subgraphs[0].ops[i])) return false;
-    return true;
-}
 
 /* Run m (fp32) on inputs (one array per input, in the input's type) and copy output k (numel
    elements of its type) into out; false (and a failed check) on an error. */
-static inline bool fixt_eval(const lg_model *m, const void *const *in, uint32_t k, void *out, int64_t numel) {
+static inline bool fixti_eval(const lg_model *m, const void *const *in, uint32_t k, void *out, int64_t numel) {
     lg_run_options ro;
     memset(&ro, 0, sizeof ro);
     lg_interp *it = NULL;

@@ -30,7 +30,7 @@ LG_TEST(fix_gather_runs_become_slices) {
     CHECK_EQ_INT(b.status, LG_OK);
     CHECK_EQ_INT(fixt_findings(m, LG_TARGET_MLDRIFT, "gather-const-indices"), 1);
     lg_pass_report *rep = NULL;
-    lg_model *o = fixt_run(m, "gather-const-to-slices", &rep);
+    lg_model *o = fixti_run(m, "gather-const-to-slices", &rep);
     if (!o) { lg_model_free(m); return; }
     CHECK(fixt_proved(rep, "gather-const-to-slices"));
     CHECK_EQ_INT(fixt_findings(o, LG_TARGET_MLDRIFT, "gather-const-indices"), 0);
@@ -46,7 +46,7 @@ LG_TEST(fix_gather_runs_become_slices) {
     const void *ins[1] = {in};
     /* y[b][k][c] = x[b][idx[k]][c] = 15b + 3 idx[k] + c */
     const int id[5] = {4, 0, 1, 2, 2};
-    if (fixt_eval(o, ins, 0, out, 30))
+    if (fixti_eval(o, ins, 0, out, 30))
         for (int bb = 0; bb < 2; bb++)
             for (int k = 0; k < 5; k++)
                 for (int c = 0; c < 3; c++) CHECK_EQ_INT(out[bb * 15 + k * 3 + c], 15 * bb + 3 * id[k] + c);
@@ -74,7 +74,7 @@ LG_TEST(fix_gather_strided_and_scalar) {
     CHECK_EQ_INT(fixt_findings(m, LG_TARGET_MLDRIFT, "op-params"), 1);
     CHECK_EQ_INT(fixt_findings(m, LG_TARGET_CLASSIC, "op-params"), 1);
     lg_pass_report *rep = NULL;
-    lg_model *o = fixt_run(m, "gather-const-to-slices", &rep);
+    lg_model *o = fixti_run(m, "gather-const-to-slices", &rep);
     if (!o) { lg_model_free(m); return; }
     CHECK(fixt_proved(rep, "gather-const-to-slices"));
     CHECK_EQ_INT(fixt_findings(o, LG_TARGET_MLDRIFT, "gather-const-indices"), 0);
@@ -88,10 +88,10 @@ LG_TEST(fix_gather_strided_and_scalar) {
     float in[24], out[12];
     fixt_iota(in, 24);
     const void *ins[1] = {in};
-    if (fixt_eval(o, ins, 0, out, 12)) /* y1[r][k] = x[r][2k] = 6r + 2k */
+    if (fixti_eval(o, ins, 0, out, 12)) /* y1[r][k] = x[r][2k] = 6r + 2k */
         for (int r = 0; r < 4; r++)
             for (int k = 0; k < 3; k++) CHECK_EQ_INT(out[r * 3 + k], 6 * r + 2 * k);
-    if (fixt_eval(o, ins, 1, out, 4)) /* y2[r] = x[r][5] = 6r + 5 */
+    if (fixti_eval(o, ins, 1, out, 4)) /* y2[r] = x[r][5] = 6r + 5 */
         for (int r = 0; r < 4; r++) CHECK_EQ_INT(out[r], 6 * r + 5);
     lg_pass_report_free(rep);
     lg_model_free(o);
@@ -112,7 +112,7 @@ LG_TEST(fix_gather_nd_const) {
     CHECK_EQ_INT(fixt_findings(m, LG_TARGET_MLDRIFT, "op-unsupported"), 1);
     CHECK_EQ_INT(fixt_findings(m, LG_TARGET_CLASSIC, "op-unsupported"), 1);
     lg_pass_report *rep = NULL;
-    lg_model *o = fixt_run(m, "gather-const-to-slices", &rep);
+    lg_model *o = fixti_run(m, "gather-const-to-slices", &rep);
     if (!o) { lg_model_free(m); return; }
     CHECK(fixt_proved(rep, "gather-const-to-slices"));
     CHECK_EQ_INT(fixt_blockers(o, LG_TARGET_MLDRIFT), 0);
@@ -124,7 +124,7 @@ LG_TEST(fix_gather_nd_const) {
     const void *ins[1] = {in};
     /* y[s][c] = x[i][j][c] = 8i + 2j + c */
     const float want[6] = {2, 3, 4, 5, 22, 23};
-    if (fixt_eval(o, ins, 0, out, 6))
+    if (fixti_eval(o, ins, 0, out, 6))
         for (int k = 0; k < 6; k++) CHECK_EQ_INT(out[k], want[k]);
     lg_pass_report_free(rep);
     lg_model_free(o);
@@ -149,7 +149,7 @@ LG_TEST(fix_gather_near_misses) {
     lg_b_io(&b, LG_IDS(x, ids), LG_IDS(y1, y2, y3));
     CHECK_EQ_INT(b.status, LG_OK);
     lg_pass_report *rep = NULL;
-    lg_model *o = fixt_run(m, "gather-const-to-slices", &rep);
+    lg_model *o = fixti_run(m, "gather-const-to-slices", &rep);
     if (!o) { lg_model_free(m); return; }
     CHECK(fixt_same_ops(o, m));
     const lg_pass_result *r = fixt_result(rep, "gather-const-to-slices");
@@ -183,7 +183,7 @@ LG_TEST(fix_select_const_condition) {
     CHECK_EQ_INT(fixt_findings(m, LG_TARGET_MLDRIFT, "field-banned-op"), 2);
     CHECK_EQ_INT(fixt_findings(m, LG_TARGET_CLASSIC, "field-banned-op"), 2);
     lg_pass_report *rep = NULL;
-    lg_model *o = fixt_run(m, "select-const-condition", &rep);
+    lg_model *o = fixti_run(m, "select-const-condition", &rep);
     if (!o) { lg_model_free(m); return; }
     CHECK(fixt_proved(rep, "select-const-condition"));
     CHECK_EQ_INT(fixt_findings(o, LG_TARGET_MLDRIFT, "field-banned-op"), 0);
@@ -197,9 +197,9 @@ LG_TEST(fix_select_const_condition) {
     const void *ins[3] = {xin, yin, vin};
     float out[6];
     const float w1[6] = {0, 2, 0, 4, 5, 0}, w2[6] = {7, 8, 9, 7, 8, 9};
-    if (fixt_eval(o, ins, 0, out, 6))
+    if (fixti_eval(o, ins, 0, out, 6))
         for (int k = 0; k < 6; k++) CHECK_EQ_INT(out[k], w1[k]);
-    if (fixt_eval(o, ins, 1, out, 6))
+    if (fixti_eval(o, ins, 1, out, 6))
         for (int k = 0; k < 6; k++) CHECK_EQ_INT(out[k], w2[k]);
     lg_pass_report_free(rep);
     lg_model_free(o);
@@ -223,7 +223,7 @@ LG_TEST(fix_select_near_misses) {
     lg_b_io(&b, LG_IDS(x, y, cr), LG_IDS(o1, o2));
     CHECK_EQ_INT(b.status, LG_OK);
     lg_pass_report *rep = NULL;
-    lg_model *o = fixt_run(m, "select-const-condition", &rep);
+    lg_model *o = fixti_run(m, "select-const-condition", &rep);
     if (!o) { lg_model_free(m); return; }
     CHECK(fixt_same_ops(o, m));
     const lg_pass_result *r = fixt_result(rep, "select-const-condition");
@@ -276,7 +276,7 @@ static void check_elu(bool importer_form) {
     CHECK_EQ_INT(fixt_findings(m, LG_TARGET_CLASSIC, "field-banned-op"), 2);
     CHECK(fixt_findings(m, LG_TARGET_CLASSIC, "op-params") >= 1);
     lg_pass_report *rep = NULL;
-    lg_model *o = fixt_run(m, "elu-select-free", &rep);
+    lg_model *o = fixti_run(m, "elu-select-free", &rep);
     if (!o) { lg_model_free(m); return; }
     CHECK(fixt_proved(rep, "elu-select-free"));
     const lg_pass_result *r = fixt_result(rep, "elu-select-free");
@@ -291,7 +291,7 @@ static void check_elu(bool importer_form) {
     const float x[8] = {-2, -1, -0.5f, 0, 0.25f, 1, 3, -30};
     const void *ins[1] = {x};
     float out[8];
-    if (fixt_eval(o, ins, 0, out, 8))
+    if (fixti_eval(o, ins, 0, out, 8))
         for (int k = 0; k < 8; k++) {
             double want = x[k] > 0 ? x[k] : 1.5 * expm1((double)x[k]);
             CHECK_NEAR(out[k], want, 1e-6);
@@ -308,7 +308,7 @@ LG_TEST(fix_elu_importer_form) { check_elu(true); }
 LG_TEST(fix_elu_near_miss_threshold) {
     lg_model *m = elu_model(false, 0.5f);
     lg_pass_report *rep = NULL;
-    lg_model *o = fixt_run(m, "elu-select-free", &rep);
+    lg_model *o = fixti_run(m, "elu-select-free", &rep);
     if (!o) { lg_model_free(m); return; }
     CHECK(fixt_same_ops(o, m));
     lg_pass_report_free(rep);
@@ -348,7 +348,7 @@ LG_TEST(fix_squeeze_expand_to_reshape) {
     CHECK_EQ_INT(fixt_findings(m, LG_TARGET_MLDRIFT, "op-unsupported"), 2);
     CHECK_EQ_INT(fixt_findings(m, LG_TARGET_CLASSIC, "op-unsupported"), 2);
     lg_pass_report *rep = NULL;
-    lg_model *o = fixt_run(m, "squeeze-to-reshape", &rep);
+    lg_model *o = fixti_run(m, "squeeze-to-reshape", &rep);
     if (!o) { lg_model_free(m); return; }
     CHECK(fixt_proved(rep, "squeeze-to-reshape"));
     CHECK_EQ_INT(fixt_findings(o, LG_TARGET_MLDRIFT, "op-unsupported"), 0);
@@ -367,7 +367,7 @@ LG_TEST(fix_squeeze_expand_to_reshape) {
 LG_TEST(fix_squeeze_near_miss_reshape) {
     lg_model *m = squeeze_model(false);
     lg_pass_report *rep = NULL;
-    lg_model *o = fixt_run(m, "squeeze-to-reshape", &rep);
+    lg_model *o = fixti_run(m, "squeeze-to-reshape", &rep);
     if (!o) { lg_model_free(m); return; }
     CHECK(fixt_same_ops(o, m));
     lg_pass_report_free(rep);
@@ -404,7 +404,7 @@ LG_TEST(fix_pack_and_split) {
     CHECK_EQ_INT(fixt_findings(m, LG_TARGET_MLDRIFT, "field-banned-op"), 3);
     CHECK_EQ_INT(fixt_findings(m, LG_TARGET_CLASSIC, "field-banned-op"), 3);
     lg_pass_report *rep = NULL;
-    lg_model *o = fixt_run(m, "pack-unpack-split", &rep);
+    lg_model *o = fixti_run(m, "pack-unpack-split", &rep);
     if (!o) { lg_model_free(m); return; }
     CHECK(fixt_proved(rep, "pack-unpack-split"));
     CHECK_EQ_INT(fixt_findings(o, LG_TARGET_MLDRIFT, "field-banned-op"), 0);
@@ -422,15 +422,15 @@ LG_TEST(fix_pack_and_split) {
     fixt_iota(zi, 12);
     fixt_iota(wi, 24);
     const void *ins[4] = {ai, bi, zi, wi};
-    if (fixt_eval(o, ins, 0, out, 18)) /* p[i][k][j] = input k at [i][j] */
+    if (fixti_eval(o, ins, 0, out, 18)) /* p[i][k][j] = input k at [i][j] */
         for (int i = 0; i < 2; i++)
             for (int kk = 0; kk < 3; kk++)
                 for (int j = 0; j < 3; j++) CHECK_EQ_INT(out[i * 9 + kk * 3 + j], 3 * i + j + (kk == 0 ? 0 : kk == 1 ? 10 : 100));
-    if (fixt_eval(o, ins, 2, out, 4)) { /* s1 = z[:, 2:4] */
+    if (fixti_eval(o, ins, 2, out, 4)) { /* s1 = z[:, 2:4] */
         const float want[4] = {2, 3, 8, 9};
         for (int q = 0; q < 4; q++) CHECK_EQ_INT(out[q], want[q]);
     }
-    if (fixt_eval(o, ins, 5, out, 20)) /* v1 = w[..., 1:6]: position r*6 + 1 + j */
+    if (fixti_eval(o, ins, 5, out, 20)) /* v1 = w[..., 1:6]: position r*6 + 1 + j */
         for (int r = 0; r < 4; r++)
             for (int j = 0; j < 5; j++) CHECK_EQ_INT(out[r * 5 + j], r * 6 + 1 + j);
     lg_pass_report_free(rep);
@@ -451,7 +451,7 @@ LG_TEST(fix_pack_near_miss_unpack) {
     CHECK_EQ_INT(fixt_blockers(m, LG_TARGET_MLDRIFT) + fixt_blockers(m, LG_TARGET_CLASSIC), 0);
     CHECK_EQ_INT(fixt_findings(m, LG_TARGET_MLDRIFT, "field-banned-op"), 0);
     lg_pass_report *rep = NULL;
-    lg_model *o = fixt_run(m, "pack-unpack-split", &rep);
+    lg_model *o = fixti_run(m, "pack-unpack-split", &rep);
     if (!o) { lg_model_free(m); return; }
     CHECK(fixt_same_ops(o, m));
     lg_pass_report_free(rep);
@@ -482,7 +482,7 @@ LG_TEST(fix_broadcast_to) {
     CHECK_EQ_INT(fixt_findings(m, LG_TARGET_MLDRIFT, "op-unsupported"), 2);
     CHECK_EQ_INT(fixt_findings(m, LG_TARGET_CLASSIC, "op-unsupported"), 2);
     lg_pass_report *rep = NULL;
-    lg_model *o = fixt_run(m, "broadcast-to-tile", &rep);
+    lg_model *o = fixti_run(m, "broadcast-to-tile", &rep);
     if (!o) { lg_model_free(m); return; }
     CHECK(fixt_proved(rep, "broadcast-to-tile"));
     CHECK_EQ_INT(fixt_findings(o, LG_TARGET_MLDRIFT, "op-unsupported"), 0);
@@ -496,9 +496,9 @@ LG_TEST(fix_broadcast_to) {
     float zi[24], out[24];
     fixt_iota(zi, 24);
     const void *ins[2] = {xi, zi};
-    if (fixt_eval(o, ins, 0, out, 24)) /* s[i][j][c] = x[c] + z[i][j][c] */
+    if (fixti_eval(o, ins, 0, out, 24)) /* s[i][j][c] = x[c] + z[i][j][c] */
         for (int q = 0; q < 24; q++) CHECK_EQ_INT(out[q], q + xi[q % 3]);
-    if (fixt_eval(o, ins, 1, out, 6))
+    if (fixti_eval(o, ins, 1, out, 6))
         for (int q = 0; q < 6; q++) CHECK_EQ_INT(out[q], xi[q % 3]);
     lg_pass_report_free(rep);
     lg_model_free(o);
@@ -516,7 +516,7 @@ LG_TEST(fix_broadcast_near_miss_tile) {
     lg_b_io(&b, LG_IDS(x), LG_IDS(y));
     CHECK_EQ_INT(b.status, LG_OK);
     lg_pass_report *rep = NULL;
-    lg_model *o = fixt_run(m, "broadcast-to-tile", &rep);
+    lg_model *o = fixti_run(m, "broadcast-to-tile", &rep);
     if (!o) { lg_model_free(m); return; }
     CHECK(fixt_same_ops(o, m));
     lg_pass_report_free(rep);

@@ -38,7 +38,7 @@ LG_TEST(fix_softmax_beta) {
     CHECK_EQ_INT(fixt_findings(m, LG_TARGET_MLDRIFT, "softmax-beta"), 1);
     CHECK_EQ_INT(fixt_findings(m, LG_TARGET_CLASSIC, "softmax-beta"), 1);
     lg_pass_report *rep = NULL;
-    lg_model *o = fixt_run(m, "softmax-beta", &rep);
+    lg_model *o = fixti_run(m, "softmax-beta", &rep);
     if (!o) { lg_model_free(m); return; }
     CHECK(fixt_proved(rep, "softmax-beta"));
     const lg_pass_result *r = fixt_result(rep, "softmax-beta");
@@ -52,7 +52,7 @@ LG_TEST(fix_softmax_beta) {
     logits(x);
     const void *ins[1] = {x};
     /* bit for bit against the original on these large logits too */
-    if (fixt_eval(o, ins, 0, out, 30) && fixt_eval(m, ins, 0, ref, 30))
+    if (fixti_eval(o, ins, 0, out, 30) && fixti_eval(m, ins, 0, ref, 30))
         CHECK(memcmp(out, ref, sizeof out) == 0);
     for (int row = 0; row < 3; row++) { /* softmax(0.35 x) in double */
         double s = 0;
@@ -69,7 +69,7 @@ LG_TEST(fix_softmax_beta_near_misses) {
     for (int k = 0; k < 2; k++) {
         lg_model *m = softmax_model(LG_OP_SOFTMAX, k ? -0.5f : 1.0f);
         lg_pass_report *rep = NULL;
-        lg_model *o = fixt_run(m, "softmax-beta", &rep);
+        lg_model *o = fixti_run(m, "softmax-beta", &rep);
         if (!o) { lg_model_free(m); return; }
         CHECK(fixt_same_ops(o, m));
         CHECK_EQ_INT(o->subgraphs[0].n_ops, 1);
@@ -86,7 +86,7 @@ LG_TEST(fix_log_softmax) {
     CHECK_EQ_INT(fixt_findings(m, LG_TARGET_MLDRIFT, "op-unsupported"), 1);
     CHECK_EQ_INT(fixt_findings(m, LG_TARGET_CLASSIC, "op-unsupported"), 1);
     lg_pass_report *rep = NULL;
-    lg_model *o = fixt_run(m, "log-softmax", &rep);
+    lg_model *o = fixti_run(m, "log-softmax", &rep);
     if (!o) { lg_model_free(m); return; }
     CHECK(fixt_proved(rep, "log-softmax"));
     CHECK_EQ_INT(fixt_findings(o, LG_TARGET_MLDRIFT, "op-unsupported"), 0);
@@ -97,7 +97,7 @@ LG_TEST(fix_log_softmax) {
     float x[30], out[30];
     logits(x);
     const void *ins[1] = {x};
-    if (fixt_eval(o, ins, 0, out, 30))
+    if (fixti_eval(o, ins, 0, out, 30))
     for (int row = 0; row < 3; row++) { /* x - max - log(sum exp(x - max)) in double */
         double mx = x[row * 10 + 9], s = 0;
         for (int c = 0; c < 10; c++) s += exp(x[row * 10 + c] - mx);
@@ -111,7 +111,7 @@ LG_TEST(fix_log_softmax) {
 LG_TEST(fix_log_softmax_near_miss) {
     lg_model *m = softmax_model(LG_OP_SOFTMAX, 1);
     lg_pass_report *rep = NULL;
-    lg_model *o = fixt_run(m, "log-softmax", &rep);
+    lg_model *o = fixti_run(m, "log-softmax", &rep);
     if (!o) { lg_model_free(m); return; }
     CHECK(fixt_same_ops(o, m));
     lg_pass_report_free(rep);
@@ -132,7 +132,7 @@ LG_TEST(fix_relu_0_to_1) {
     CHECK_EQ_INT(b.status, LG_OK);
     CHECK_EQ_INT(fixt_findings(m, LG_TARGET_MLDRIFT, "op-no-compat-case"), 1);
     lg_pass_report *rep = NULL;
-    lg_model *o = fixt_run(m, "relu-0-to-1", &rep);
+    lg_model *o = fixti_run(m, "relu-0-to-1", &rep);
     if (!o) { lg_model_free(m); return; }
     CHECK(fixt_proved(rep, "relu-0-to-1"));
     CHECK_EQ_INT(fixt_findings(o, LG_TARGET_MLDRIFT, "op-no-compat-case"), 0);
@@ -145,7 +145,7 @@ LG_TEST(fix_relu_0_to_1) {
     const float want[8] = {0, 0, 0.5f, 1, 1, 1, 0, NAN};
     float out[8];
     const void *ins[1] = {xi};
-    if (fixt_eval(o, ins, 0, out, 8))
+    if (fixti_eval(o, ins, 0, out, 8))
         for (int k = 0; k < 7; k++) CHECK_EQ_INT(out[k] == want[k], 1);
     CHECK(isnan(out[7])); /* a NaN stays NaN, as in the clamp */
     lg_pass_report_free(rep);
@@ -198,7 +198,7 @@ LG_TEST(fix_layerscale_mul) {
     CHECK_EQ_INT(fixt_findings(m, LG_TARGET_MLDRIFT, "fc-2d-broadcast"), 1);
     CHECK_EQ_INT(fixt_findings(m, LG_TARGET_CLASSIC, "fc-2d-broadcast"), 1);
     lg_pass_report *rep = NULL;
-    lg_model *o = fixt_run(m, "layerscale-into-fc", &rep);
+    lg_model *o = fixti_run(m, "layerscale-into-fc", &rep);
     if (!o) { lg_model_free(m); return; }
     CHECK(approx_proved(rep, 0));
     CHECK_EQ_INT(fixt_findings(o, LG_TARGET_MLDRIFT, "fc-2d-broadcast"), 0);
@@ -234,7 +234,7 @@ LG_TEST(fix_layerscale_add_bias) {
     CHECK_EQ_INT(b.status, LG_OK);
     CHECK_EQ_INT(fixt_findings(m, LG_TARGET_MLDRIFT, "fc-2d-broadcast"), 1);
     lg_pass_report *rep = NULL;
-    lg_model *o = fixt_run(m, "layerscale-into-fc", &rep);
+    lg_model *o = fixti_run(m, "layerscale-into-fc", &rep);
     if (!o) { lg_model_free(m); return; }
     CHECK(approx_proved(rep, -1));
     CHECK_EQ_INT(fixt_findings(o, LG_TARGET_MLDRIFT, "fc-2d-broadcast"), 0);
@@ -242,7 +242,7 @@ LG_TEST(fix_layerscale_add_bias) {
     const float xi[6] = {1, 2, 3, 4, 5, 6}, want[4] = {11, 25, 14, 31};
     const void *ins[1] = {xi};
     float out[4];
-    if (fixt_eval(o, ins, 0, out, 4))
+    if (fixti_eval(o, ins, 0, out, 4))
         for (int k = 0; k < 4; k++) CHECK_EQ_INT(out[k], want[k]);
     lg_pass_report_free(rep);
     lg_model_free(o);
@@ -252,7 +252,7 @@ LG_TEST(fix_layerscale_add_bias) {
 LG_TEST(fix_layerscale_wide_is_approximate) {
     lg_model *m = layerscale_model(3, 1024);
     lg_pass_report *rep = NULL;
-    lg_model *o = fixt_run(m, "layerscale-into-fc", &rep);
+    lg_model *o = fixti_run(m, "layerscale-into-fc", &rep);
     if (o) CHECK(approx_proved(rep, 1e-6));
     lg_pass_report_free(rep);
     lg_model_free(o);
@@ -267,7 +267,7 @@ LG_TEST(fix_fc_output_reshape) {
         CHECK_EQ_INT(fixt_findings(m, LG_TARGET_MLDRIFT, "fc-2d-broadcast"), 1);
         CHECK_EQ_INT(fixt_findings(m, LG_TARGET_CLASSIC, "fc-2d-broadcast"), 1);
         lg_pass_report *rep = NULL;
-        lg_model *o = fixt_run(m, "fc-output-reshape", &rep);
+        lg_model *o = fixti_run(m, "fc-output-reshape", &rep);
         if (!o) { lg_model_free(m); return; }
         CHECK(fixt_proved(rep, "fc-output-reshape"));
         const lg_pass_result *r = fixt_result(rep, "fc-output-reshape");
@@ -287,7 +287,7 @@ LG_TEST(fix_fc_output_reshape) {
     }
     lg_model *m = layerscale_model(2, 8); /* near-miss: rank-1 gamma, no rule */
     lg_pass_report *rep = NULL;
-    lg_model *o = fixt_run(m, "fc-output-reshape", &rep);
+    lg_model *o = fixti_run(m, "fc-output-reshape", &rep);
     if (o) CHECK(fixt_same_ops(o, m));
     lg_pass_report_free(rep);
     lg_model_free(o);
@@ -301,7 +301,7 @@ LG_TEST(fix_layerscale_near_misses) {
         lg_model *m = layerscale_model(kind, 8);
         CHECK_EQ_INT(fixt_findings(m, LG_TARGET_MLDRIFT, "fc-2d-broadcast"), kind == 1 ? 1 : 0);
         lg_pass_report *rep = NULL;
-        lg_model *o = fixt_run(m, "layerscale-into-fc", &rep);
+        lg_model *o = fixti_run(m, "layerscale-into-fc", &rep);
         if (!o) { lg_model_free(m); return; }
         CHECK(fixt_same_ops(o, m));
         lg_pass_report_free(rep);
@@ -344,7 +344,7 @@ LG_TEST(fix_densify_builder) {
     m->subgraphs[0].tensors[s].sparsity = &sp; /* not owned by the model: cleared before free */
     CHECK_EQ_INT(fixt_findings(m, LG_TARGET_MLDRIFT, "op-unsupported"), 1);
     lg_pass_report *rep = NULL;
-    lg_model *o = fixt_run(m, "densify-const", &rep);
+    lg_model *o = fixti_run(m, "densify-const", &rep);
     if (o) {
         CHECK(fixt_proved(rep, "densify-const"));
         CHECK_EQ_INT(fixt_findings(o, LG_TARGET_MLDRIFT, "op-unsupported"), 0);
@@ -378,7 +378,7 @@ LG_TEST(fix_densify_corpus_face_model) {
     CHECK_EQ_INT(fixt_findings(m, LG_TARGET_MLDRIFT, "op-params"), 46);
     CHECK_EQ_INT(fixt_blockers(m, LG_TARGET_MLDRIFT), 92);
     lg_pass_report *rep = NULL;
-    lg_model *o = fixt_run(m, "densify-const", &rep);
+    lg_model *o = fixti_run(m, "densify-const", &rep);
     if (!o) { lg_model_free(m); return; }
     CHECK(fixt_proved(rep, "densify-const"));
     const lg_pass_result *r = fixt_result(rep, "densify-const");
@@ -430,7 +430,7 @@ LG_TEST(fix_densify_near_miss_dense_model) {
         return;
     }
     lg_pass_report *rep = NULL;
-    lg_model *o = fixt_run(m, "densify-const", &rep);
+    lg_model *o = fixti_run(m, "densify-const", &rep);
     if (o) CHECK(fixt_same_ops(o, m));
     lg_pass_report_free(rep);
     lg_model_free(o);
@@ -471,7 +471,7 @@ LG_TEST(fix_int64_argmax_cast) {
     CHECK_EQ_INT(fixt_findings(m, LG_TARGET_MLDRIFT, "int64-tensor"), 2);
     CHECK_EQ_INT(fixt_findings(m, LG_TARGET_CLASSIC, "int64-tensor"), 2);
     lg_pass_report *rep = NULL;
-    lg_model *o = fixt_run(m, "int64-to-int32", &rep);
+    lg_model *o = fixti_run(m, "int64-to-int32", &rep);
     if (!o) { lg_model_free(m); return; }
     CHECK(fixt_proved(rep, "int64-to-int32"));
     CHECK_EQ_INT(fixt_findings(o, LG_TARGET_MLDRIFT, "int64-tensor"), 0);
@@ -483,7 +483,7 @@ LG_TEST(fix_int64_argmax_cast) {
     const float xi[10] = {0, 3, 1, 2, -1, 9, 8, 7, 9.5f, 0};
     const void *ins[1] = {xi};
     float out[2];
-    if (fixt_eval(o, ins, 0, out, 2)) {
+    if (fixti_eval(o, ins, 0, out, 2)) {
         CHECK_EQ_INT(out[0], 1);
         CHECK_EQ_INT(out[1], 3);
     }
@@ -519,7 +519,7 @@ LG_TEST(fix_int64_cast_gather) {
     CHECK_EQ_INT(b.status, LG_OK);
     CHECK_EQ_INT(fixt_findings(m, LG_TARGET_MLDRIFT, "int64-tensor"), 4); /* CAST out, MAXIMUM in/out, GATHER in */
     lg_pass_report *rep = NULL;
-    lg_model *o = fixt_run(m, "int64-to-int32", &rep);
+    lg_model *o = fixti_run(m, "int64-to-int32", &rep);
     if (!o) { lg_model_free(m); return; }
     CHECK(fixt_proved(rep, "int64-to-int32"));
     CHECK_EQ_INT(fixt_findings(o, LG_TARGET_MLDRIFT, "int64-tensor"), 0);
@@ -530,7 +530,7 @@ LG_TEST(fix_int64_cast_gather) {
     const float xi[3] = {-1, 0, 0.99f}, want[6] = {100, 101, 104, 105, 108, 109};
     const void *ins[1] = {xi};
     float out[6];
-    if (fixt_eval(o, ins, 0, out, 6))
+    if (fixti_eval(o, ins, 0, out, 6))
         for (int q = 0; q < 6; q++) CHECK_EQ_INT(out[q], want[q]);
     lg_pass_report_free(rep);
     lg_model_free(o);
@@ -541,7 +541,7 @@ LG_TEST(fix_int64_cast_gather) {
 LG_TEST(fix_int64_graph_output_needs_io_int32) {
     lg_model *m = argmax_model(true);
     lg_pass_report *rep = NULL;
-    lg_model *o = fixt_run(m, "int64-to-int32", &rep);
+    lg_model *o = fixti_run(m, "int64-to-int32", &rep);
     if (o) {
         CHECK(fixt_same_ops(o, m));
         const lg_subgraph *sg = &o->subgraphs[0];
@@ -554,7 +554,7 @@ LG_TEST(fix_int64_graph_output_needs_io_int32) {
     lg_pass_run_options opt;
     memset(&opt, 0, sizeof opt);
     opt.io_int32 = true;
-    o = fixt_run_opt(m, "int64-to-int32", &opt, &rep);
+    o = fixti_run_opt(m, "int64-to-int32", &opt, &rep);
     if (o) {
         const lg_subgraph *sg = &o->subgraphs[0];
         CHECK_EQ_INT(sg->tensors[sg->outputs[0]].type, LG_INT32);
@@ -565,7 +565,7 @@ LG_TEST(fix_int64_graph_output_needs_io_int32) {
         const float xi[10] = {0, 3, 1, 2, -1, 9, 8, 7, 9.5f, 0};
         const void *ins[1] = {xi};
         int32_t out[2];
-        if (fixt_eval(o, ins, 0, out, 2)) {
+        if (fixti_eval(o, ins, 0, out, 2)) {
             CHECK_EQ_INT(out[0], 1);
             CHECK_EQ_INT(out[1], 3);
         }
@@ -591,7 +591,7 @@ LG_TEST(fix_int64_near_miss_arithmetic) {
     lg_b_io(&b, LG_IDS(x), LG_IDS(y));
     CHECK_EQ_INT(b.status, LG_OK);
     lg_pass_report *rep = NULL;
-    lg_model *o = fixt_run(m, "int64-to-int32", &rep);
+    lg_model *o = fixti_run(m, "int64-to-int32", &rep);
     if (o) {
         CHECK(fixt_same_ops(o, m));
         CHECK_EQ_INT(fixt_findings(o, LG_TARGET_MLDRIFT, "int64-tensor"), 4);
@@ -627,7 +627,7 @@ LG_TEST(fix_passes_leave_corpus_unchanged) {
         for (size_t p = 0; p < sizeof passes / sizeof passes[0]; p++) {
             if (mi == 1 && strcmp(passes[p], "densify-const") == 0) continue;
             lg_pass_report *rep = NULL;
-            lg_model *o = fixt_run(m, passes[p], &rep);
+            lg_model *o = fixti_run(m, passes[p], &rep);
             const lg_pass_result *r = fixt_result(rep, passes[p]);
             if (!o || !r || r->delta.applied || !fixt_same_ops(o, m))
                 tf_fail(__FILE__, __LINE__, "%s changed %s", passes[p], models[mi]);
@@ -657,7 +657,7 @@ LG_TEST(fix_int64_const_axes) {
     CHECK_EQ_INT(fixt_findings(m, LG_TARGET_MLDRIFT, "const-axes"), 1);
     CHECK_EQ_INT(fixt_findings(m, LG_TARGET_CLASSIC, "const-axes"), 1);
     lg_pass_report *rep = NULL;
-    lg_model *o = fixt_run(m, "int64-to-int32", &rep);
+    lg_model *o = fixti_run(m, "int64-to-int32", &rep);
     if (!o) { lg_model_free(m); return; }
     CHECK(fixt_proved(rep, "int64-to-int32"));
     const lg_pass_result *r = fixt_result(rep, "int64-to-int32");

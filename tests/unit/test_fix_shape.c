@@ -15,7 +15,7 @@ static uint32_t other_blockers;
 /* Run pass `name` on m and hold it to: applied, proved exact, rule gone on both targets, no
    blocker on either (but other_blockers). NULL (and failed checks) otherwise. */
 static lg_model *fixed(const lg_model *m, const char *name, const char *rule, lg_pass_report **rep) {
-    lg_model *o = fixt_run(m, name, rep);
+    lg_model *o = fixti_run(m, name, rep);
     if (!o) return NULL;
     CHECK(fixt_proved(*rep, name));
     CHECK_EQ_INT(fixt_findings(o, MLD, rule), 0);
@@ -28,7 +28,7 @@ static lg_model *fixed(const lg_model *m, const char *name, const char *rule, lg
 /* The pass leaves m as it is (same ops, in order). */
 static void unchanged(lg_model *m, const char *name) {
     lg_pass_report *rep = NULL;
-    lg_model *o = fixt_run(m, name, &rep);
+    lg_model *o = fixti_run(m, name, &rep);
     if (o) {
         CHECK(fixt_same_ops(o, m));
         const lg_pass_result *r = fixt_result(rep, name);
@@ -94,7 +94,7 @@ LG_TEST(fix_shape_distinct_operands_div) {
     float x[12], y[12];
     for (int k = 0; k < 12; k++) x[k] = (float)(k + 1);
     const void *ins[1] = {x};
-    if (fixt_eval(o, ins, 0, y, 12))
+    if (fixti_eval(o, ins, 0, y, 12))
         for (int k = 0; k < 12; k++) CHECK_EQ_INT(y[k], 1);
     done(m, o, rep);
 }
@@ -112,7 +112,7 @@ LG_TEST(fix_shape_distinct_operands_batch_matmul) {
     const float want[8] = {7, 10, 15, 22, 67, 78, 91, 106};
     for (int k = 0; k < 8; k++) x[k] = (float)(k + 1);
     const void *ins[1] = {x};
-    if (fixt_eval(o, ins, 0, y, 8))
+    if (fixti_eval(o, ins, 0, y, 8))
         for (int k = 0; k < 8; k++) CHECK_EQ_INT(y[k], want[k]);
     done(m, o, rep);
 }
@@ -170,7 +170,7 @@ LG_TEST(fix_shape_broadcast_rank) {
     fixt_iota(a, 24);
     for (int k = 0; k < 12; k++) c[k] = 100.0f * (float)k;
     const void *ins[2] = {a, c};
-    if (fixt_eval(o, ins, 0, y, 24))
+    if (fixti_eval(o, ins, 0, y, 24))
         for (int q = 0; q < 24; q++) CHECK_EQ_INT(y[q], q + 100 * (q % 12));
     done(m, o, rep);
 }
@@ -188,7 +188,7 @@ LG_TEST(fix_shape_broadcast_rank_const) {
     float a[6] = {1, 2, 3, 4, 5, 6}, y[6];
     const float want[6] = {1, -2, 6, -8, 15, -18};
     const void *ins[1] = {a};
-    if (fixt_eval(o, ins, 0, y, 6))
+    if (fixti_eval(o, ins, 0, y, 6))
         for (int q = 0; q < 6; q++) CHECK_EQ_INT(y[q], want[q]);
     done(m, o, rep);
 }
@@ -236,7 +236,7 @@ LG_TEST(fix_shape_add_n_chain) {
     CHECK(r && r->max_abs == 0); /* the same sums in the same order */
     float a[3] = {1e8f, 1, 2}, bb[3] = {-1e8f, 2, 3}, c[3] = {1, 3, 4}, y[3], ref[3];
     const void *ins[3] = {a, bb, c};
-    if (fixt_eval(o, ins, 0, y, 3) && fixt_eval(m, ins, 0, ref, 3)) {
+    if (fixti_eval(o, ins, 0, y, 3) && fixti_eval(m, ins, 0, ref, 3)) {
         CHECK_EQ_INT(y[0], 1);
         CHECK_EQ_INT(y[1], 6);
         CHECK_EQ_INT(y[2], 9);
@@ -301,7 +301,7 @@ LG_TEST(fix_shape_compare_per_consumer) {
     float x[4] = {0, 1, 0.25f, 2}, y1[4], y2[4];
     const float w1[4] = {0, 1, 0, 1}, w2[4] = {0, 1, 0, 2};
     const void *ins[1] = {x};
-    if (fixt_eval(o, ins, 0, y1, 4) && fixt_eval(o, ins, 1, y2, 4))
+    if (fixti_eval(o, ins, 0, y1, 4) && fixti_eval(o, ins, 1, y2, 4))
         for (int k = 0; k < 4; k++) {
             CHECK_EQ_INT(y1[k], w1[k]);
             CHECK_NEAR(y2[k], w2[k], 0);
@@ -357,7 +357,7 @@ LG_TEST(fix_shape_space_depth_batch1) {
         float x[16], y[16];
         fixt_iota(x, 16);
         const void *ins[1] = {x};
-        if (fixt_eval(o, ins, 0, y, 16))
+        if (fixti_eval(o, ins, 0, y, 16))
             for (int q = 0; q < 16; q++) CHECK_EQ_INT(y[q], want[q]);
         done(m, o, rep);
     }
@@ -419,7 +419,7 @@ static void slice_case(lg_model *m, const char *rule, int n_x, const float *want
         float x[64], y[64];
         fixt_iota(x, n_x);
         const void *ins[1] = {x};
-        if (fixt_eval(o, ins, 0, y, n))
+        if (fixti_eval(o, ins, 0, y, n))
             for (int q = 0; q < n; q++) CHECK_EQ_INT(y[q], want[q]);
     }
     done(m, o, rep);
@@ -523,7 +523,7 @@ static void pad_case(lg_model *m, const char *rule, int n_x, const float *want, 
         float x[64], y[64];
         for (int k = 0; k < n_x; k++) x[k] = (float)(k + 1);
         const void *ins[1] = {x};
-        if (fixt_eval(o, ins, 0, y, n))
+        if (fixti_eval(o, ins, 0, y, n))
             for (int q = 0; q < n; q++) CHECK_EQ_INT(y[q], want[q]);
     }
     done(m, o, rep);
