@@ -29,6 +29,22 @@ extern "C" {
 
 #define LG_FIX_MAX_ROUNDS 8u
 
+/* A graph input given a static shape (its dynamic dimensions fixed), or frozen to a constant
+   value (it leaves the model's inputs: a parameter such as a RESHAPE's shape passed as an
+   input). Both change the model's contract on request; every shape is then re-inferred and
+   fold-constants makes the shape arithmetic constant. */
+typedef struct lg_fix_shape {
+    const char *name;
+    const int64_t *dims;
+    uint32_t rank;
+} lg_fix_shape;
+typedef struct lg_fix_freeze {
+    const char *name;
+    lg_dtype type;             /* the input's type */
+    const void *data;
+    uint64_t nbytes;
+} lg_fix_freeze;
+
 typedef struct lg_fix_options {
     lg_target target;          /* default LG_TARGET_MLDRIFT (0) */
     lg_gpu gpu;                /* default LG_GPU_ANY: every family's rules */
@@ -47,6 +63,8 @@ typedef struct lg_fix_options {
                                   the CLI's default is auto) */
     const float *const *const *cases; /* more input sets for hardening (--calib) */
     uint32_t n_cases;
+    const lg_fix_shape *shapes; uint32_t n_shapes;    /* --input-shape */
+    const lg_fix_freeze *freeze; uint32_t n_freeze;   /* --freeze */
 } lg_fix_options;
 
 /* One rewrite: a pass applied at one op. */
@@ -94,6 +112,8 @@ typedef struct lg_fix_report {
     /* fp16 hardening (NULL when off); harden_note says why it did not run, if it did not */
     lg_harden_report *harden;
     char harden_note[160];
+    uint32_t n_shaped, n_frozen;   /* inputs given a static shape / frozen (the parity is
+                                      against the model with them applied) */
 } lg_fix_report;
 
 /* Fix m for the target. On success *out is the fixed model (always a new model; m is not

@@ -260,6 +260,99 @@ static lg_status harden(const lg_fix_options *o, lg_model **cur, lg_fix_report *
     return LG_OK;
 }
 
+static int32_t input_named(const lg_model *m, const char *name) {
+    const lg_subgraph *sg = &m->subgraphs[0];
+    for (uint32_t k = 0; name && k < sg->n_inputs; k++) {
+        const char *nm = sg->tensors[sg->inputs[k]].name;
+        if (nm && strcmp(nm, name) == 0) return (int32_t)k;
+    }
+    return -1;
+}
+
+/* --input-shape and --freeze on a copy of m: static shapes set, frozen inputs made constants
+   (and taken out of the inputs), every shape re-inferred in op order. */
+static lg_status apply_inputs(const lg_model *m, const lg_fix_options *o, lg_model **out, lg_error *err) {
+    lg_model *w = NULL;
+    LG_TRY(lg_model_clone(m, &w, err));
+    lg_status st = LG_OK;
+    lg_subgraph *sg = &w->subgraphs[0];
+    for (uint32_t i = 0; i < o->n_shapes && st == LG_OK; i++) {
+        int32_t k = input_named(w, o->shapes[i].name);
+        if (k < 0) {
+            st = lgi_fail(err, LG_ERR_INVALID_ARG, "--input-shape: the model has no input \"%s\"", o->shapes[i].name);
+            break;
+        }
+        int32_t t = sg->inputs[k], d[LG_MAX_RANK];
+        const lg_tensor *x = &sg->tensors[t];
+        if (o->shapes[i].rank != x->rank || x->rank > LG_MAX_RANK) {
+            st = lgi_fail(err, LG_ERR_INVALID_ARG, "--input-shape %s: rank %u, the input has rank %u", o->shapes[i].name,
+                          o->shapes[i].rank, x->rank);
+            break;
+        }
+        for (uint32_t q = 0; q < x->rank; q++) {
+            int32_t sig = x->shape_signature && q < x->n_shape_signature ? x->shape_signature[q] : x->shape[q];
+            d[q] = (int32_t)o->shapes[i].dims[q];
+            if (sig >= 0 && sig != d[q])
+                st = lgi_fail(err, LG_ERR_INVALID_ARG, "--input-shape %s: dimension %u is %d, not dynamic (given %d)",
+                              o->shapes[i].name, q, sig, d[q]);
+        }
+        if (st == LG_OK) st = lg_tensor_set_shape(w, 0, t, d, x->rank, err);
+        if (st == LG_OK) st = lg_tensor_set_shape_signature(w, 0, (uint32_t)t, d, x->rank, err);
+    }
+    for (uint32_t i = 0; i < o->n_freeze && st == LG_OK; i++) {
+        int32_t k = input_named(w, o->freeze[i].name);
+        if (k < 0) {
+            st = lgi_fail(err, LG_ERR_INVALID_ARG, "--freeze: the model has no input \"%s\"", o->freeze[i].name);
+            break;
+        }
+        int32_t t = sg->inputs[k];
+        const lg_tensor *x = &sg->tensors[t];
+        uint64_t want = ((uint64_t)lg_tensor_numel(x) * (uint64_t)lg_dtype_bits(x->type) + 7) / 8;
+        if (o->freeze[i].type != (lg_dtype)x->type || o->freeze[i].nbytes != want) {
+            st = lgi_fail(err, LG_ERR_INVALID_ARG, "--freeze %s: %s of %llu bytes given, the input is %s of %llu",
+                          o->freeze[i].name, lg_dtype_name(o->freeze[i].type), (unsigned long long)o->freeze[i].nbytes,
+                          lg_dtype_name((lg_dtype)x->type), (unsigned long long)want);
+            break;
+        }
+        st = lg_tensor_set_const(w, 0, t, (lg_dtype)x->type, o->freeze[i].data, o->freeze[i].nbytes, err);
+        int32_t ins[256];
+        uint32_t n = 0;
+        for (uint32_t q = 0; q < sg->n_inputs && n < 256; q++)
+            if (sg->inputs[q] != t) ins[n++] = sg->inputs[q];
+        if (st == LG_OK) st = lg_subgraph_set_io(w, 0, ins, n, sg->outputs, sg->n_outputs, err);
+        sg = &w->subgraphs[0];
+    }
+    /* every tensor an op computes: its inferred shape when fully known */
+    if (st == LG_OK && (o->n_shapes || o->n_freeze)) {
+        lg_shape *sh = calloc((size_t)sg->n_tensors + 1, sizeof *sh);
+        if (!sh) st = lgi_fail(err, LG_ERR_NOMEM, "out of memory for the shapes");
+        /* constants (frozen inputs too) give their values to shape inference: fold first */
+        if (st == LG_OK) st = lg_model_infer_shapes(w, 0, LG_INFER_STATIC, sh, err);
+        for (uint32_t t = 0; st == LG_OK && t < sg->n_tensors; t++) {
+            const lg_tensor *x = &sg->tensors[t];
+            if (lg_tensor_is_const(w, 0, (int32_t)t) || sh[t].rank != (int)x->rank) continue;
+            int32_t d[LG_MAX_RANK];
+            bool known = true, same = true;
+            for (int q = 0; q < sh[t].rank; q++) {
+                known &= sh[t].dim[q] >= 0;
+                d[q] = (int32_t)sh[t].dim[q];
+                same &= d[q] == x->shape[q] && (!x->shape_signature || x->shape_signature[q] == d[q]);
+            }
+            if (!known || same) continue;
+            st = lg_tensor_set_shape(w, 0, (int32_t)t, d, x->rank, err);
+            if (st == LG_OK) st = lg_tensor_set_shape_signature(w, 0, t, d, x->rank, err);
+        }
+        free(sh);
+    }
+    if (st == LG_OK) st = lg_model_validate(w, err);
+    if (st != LG_OK) {
+        lg_model_free(w);
+        return st;
+    }
+    *out = w;
+    return LG_OK;
+}
+
 lg_status lg_fix(const lg_model *m, const lg_fix_options *opt, lg_model **out,
                  lg_fix_report **rep_out, lg_error *err) {
     lgi_error_clear(err);
@@ -273,8 +366,18 @@ lg_status lg_fix(const lg_model *m, const lg_fix_options *opt, lg_model **out,
         if (!o.passes || !o.passes[i] || !lg_pass_find(o.passes[i]))
             return lgi_fail(err, LG_ERR_INVALID_ARG, "no pass is named \"%s\" (litegpu help fix lists them)",
                             o.passes && o.passes[i] ? o.passes[i] : "");
+    lg_model *given = NULL; /* m with --input-shape / --freeze applied */
+    if (o.n_shapes || o.n_freeze) {
+        LG_TRY(apply_inputs(m, &o, &given, err));
+        m = given;
+    }
     lg_fix_report *rep = calloc(1, sizeof *rep);
-    if (!rep) return lgi_fail(err, LG_ERR_NOMEM, "out of memory for the fix report");
+    if (!rep) {
+        lg_model_free(given);
+        return lgi_fail(err, LG_ERR_NOMEM, "out of memory for the fix report");
+    }
+    rep->n_shaped = o.n_shapes;
+    rep->n_frozen = o.n_freeze;
     rep->target = o.target;
     rep->gpu = o.gpu;
     rep->ops_before = n_ops0(m);
@@ -303,11 +406,12 @@ lg_status lg_fix(const lg_model *m, const lg_fix_options *opt, lg_model **out,
     lg_check_report_free(cr);
     lg_pass_report_free(last);
     if (st == LG_OK) {
-        if (rep->n_steps || (rep->harden && rep->harden->n_rewritten))
+        if (rep->n_steps || (rep->harden && rep->harden->n_rewritten) || o.n_shapes || o.n_freeze)
             parity(m, cur, &o, rep);
         else
             snprintf(rep->parity_note, sizeof rep->parity_note, "nothing changed");
     }
+    lg_model_free(given);
     if (st != LG_OK) {
         lg_model_free(cur);
         lg_fix_report_free(rep);

@@ -56,8 +56,9 @@ static const why_row rows[] = {
      "rewritten: constant INT64 axes narrowed to INT32; axes computed at run time: convert "
      "with static shapes (--input-shape) so they fold"},
     {"dynamic-tensor", false,
-     "a shape known only at run time: convert with --input-shape so shapes are static; "
-     "otherwise --split"},
+     "a shape computed at run time from a graph input: fix --freeze NAME=FILE.npy makes that "
+     "parameter a constant (the shapes then fold), fix --input-shape fixes dynamic input "
+     "dimensions; a shape that depends on the data itself: --split"},
     {"identical-inputs", true,
      "rewritten: x OP x (a binary op other than ADD/MUL, or BATCH_MATMUL) reads a RESHAPE of x to "
      "its own shape as the second operand (distinct-operands); a constant x is folded instead; "

@@ -299,3 +299,70 @@ LG_TEST(fix_padv2_const_border) {
         lg_model_free(m);
     }
 }
+
+/* --freeze: y = RESHAPE(RELU(x), shape) with shape a graph input (dynamic-tensor): frozen to
+   {1, 16} the RESHAPE's output is static and the model READY, with x the only input;
+   --input-shape: a [?, 4] input fixed to [1, 4] re-infers the RELU's output. */
+LG_TEST(fix_freeze_and_input_shape) {
+    lg_builder b;
+    lg_model *m = new_model(&b);
+    int x = lg_b_tensor(&b, "x", LG_FLOAT32, LG_DIMS(1, 4, 4));
+    int s = lg_b_tensor(&b, "shape", LG_INT32, LG_DIMS(2));
+    int r = lg_b_tensor(&b, "r", LG_FLOAT32, LG_DIMS(1, 4, 4));
+    int y = lg_b_tensor(&b, "y", LG_FLOAT32, LG_DIMS(1, 16));
+    lg_b_op(&b, LG_OP_RELU, LG_IDS(x), LG_IDS(r));
+    lg_b_op(&b, LG_OP_RESHAPE, LG_IDS(r, s), LG_IDS(y));
+    lg_b_io(&b, LG_IDS(x, s), LG_IDS(y));
+    CHECK_EQ_INT(b.status, LG_OK);
+    CHECK(has_rule(m, LG_GPU_ANY, "dynamic-tensor"));
+    const int32_t shape[2] = {1, 16};
+    lg_fix_freeze fz = {"shape", LG_INT32, shape, sizeof shape};
+    lg_fix_options o;
+    memset(&o, 0, sizeof o);
+    o.freeze = &fz;
+    o.n_freeze = 1;
+    lg_model *f = NULL;
+    lg_fix_report *rep = NULL;
+    lg_error err;
+    CHECK_OK(lg_fix(m, &o, &f, &rep, &err), &err);
+    if (f) {
+        CHECK(rep->ready_after && rep->n_frozen == 1);
+        CHECK_EQ_INT(f->subgraphs[0].n_inputs, 1);
+        CHECK(!has_rule(f, LG_GPU_ANY, "dynamic-tensor"));
+    }
+    lg_fix_report_free(rep);
+    lg_model_free(f);
+    /* a wrong size is refused naming both */
+    lg_fix_freeze bad = {"shape", LG_INT32, shape, 4};
+    o.freeze = &bad;
+    CHECK(lg_fix(m, &o, &f, &rep, &err) == LG_ERR_INVALID_ARG && strstr(err.msg, "--freeze shape"));
+    lg_model_free(m);
+
+    m = new_model(&b);
+    x = lg_b_tensor(&b, "x", LG_FLOAT32, LG_DIMS(1, 4));
+    y = lg_b_tensor(&b, "y", LG_FLOAT32, LG_DIMS(1, 4));
+    lg_b_op(&b, LG_OP_RELU, LG_IDS(x), LG_IDS(y));
+    lg_b_io(&b, LG_IDS(x), LG_IDS(y));
+    lg_error e2;
+    CHECK_OK(lg_tensor_set_shape_signature(m, 0, (uint32_t)x, (const int32_t[]){-1, 4}, 2, &e2), &e2);
+    CHECK_OK(lg_tensor_set_shape_signature(m, 0, (uint32_t)y, (const int32_t[]){-1, 4}, 2, &e2), &e2);
+    CHECK(has_rule(m, LG_GPU_ANY, "dynamic-input"));
+    const int64_t d[2] = {1, 4};
+    lg_fix_shape sh = {"x", d, 2};
+    memset(&o, 0, sizeof o);
+    o.shapes = &sh;
+    o.n_shapes = 1;
+    CHECK_OK(lg_fix(m, &o, &f, &rep, &err), &err);
+    if (f) {
+        CHECK(!has_rule(f, LG_GPU_ANY, "dynamic-input"));
+        CHECK_EQ_INT(f->subgraphs[0].tensors[f->subgraphs[0].outputs[0]].shape_signature[0], 1);
+    }
+    lg_fix_report_free(rep);
+    lg_model_free(f);
+    /* a static dimension cannot be changed */
+    const int64_t d2[2] = {1, 5};
+    lg_fix_shape sh2 = {"x", d2, 2};
+    o.shapes = &sh2;
+    CHECK(lg_fix(m, &o, &f, &rep, &err) == LG_ERR_INVALID_ARG && strstr(err.msg, "not dynamic"));
+    lg_model_free(m);
+}

@@ -9,6 +9,7 @@
 #include "json.h"
 #include "lg/fix.h"
 #include "lg/import.h"
+#include "lg/npy.h"
 #include "lg/util.h"
 #include "fix_split.h"
 #include "lg/split.h"
@@ -22,6 +23,8 @@ typedef struct fix_args {
     const char *passes[32];
     int n_passes;
     const char *harden, *calib;
+    const char *shapes[32], *freezes[32];
+    int n_shapes, n_freezes;
     bool list, markdown;
     const char *inputs[64];
     int n_inputs;
@@ -146,6 +149,8 @@ static int print_json(const fix_args *a, const lg_fix_report *r, size_t size, co
     json_key_str(&j, "target", lg_target_name(r->target));
     json_key_str(&j, "gpu", lg_gpu_name(r->gpu));
     json_key_uint(&j, "n_rounds", r->rounds);
+    json_key_uint(&j, "n_inputs_shaped", r->n_shaped);
+    json_key_uint(&j, "n_inputs_frozen", r->n_frozen);
     json_key(&j, "before");
     json_obj_open_flat(&j);
     json_key_bool(&j, "ok", r->ready_before); /* check's verdict: ready */
@@ -256,11 +261,14 @@ static int print_text(const fix_args *a, const lg_fix_report *r, size_t size, co
     }
     if (r->harden) harden_text(r->harden);
     else if (r->harden_note[0]) printf("fp16 hardening: %s\n", r->harden_note);
+    char against[96] = "the original";
+    if (r->n_shaped || r->n_frozen)
+        snprintf(against, sizeof against, "the original with %u input(s) shaped and %u frozen", r->n_shaped, r->n_frozen);
     if (r->parity_measured)
-        printf("parity against the original: max abs %.3g, max %.3g of output magnitude, min Pearson %.9g over %u inputs\n",
-               r->max_abs, r->max_rel, r->min_pearson, r->n_cases);
+        printf("parity against %s: max abs %.3g, max %.3g of output magnitude, min Pearson %.9g over %u inputs\n",
+               against, r->max_abs, r->max_rel, r->min_pearson, r->n_cases);
     else if (r->n_steps)
-        printf("parity against the original: %s\n", r->parity_note);
+        printf("parity against %s: %s\n", against, r->parity_note);
     /* the blockers left, grouped by rule (first appearance order) */
     if (r->n_left) printf("left (%u blocker%s):\n", r->n_left, r->n_left == 1 ? "" : "s");
     for (uint32_t i = 0; i < r->n_left; i++) {
@@ -475,6 +483,8 @@ int cmd_fix(const cli_verb *v, int argc, char **argv) {
         {"--io-int32", NULL, &a.io_int32, NULL, NULL, NULL, 0},
         {"--pass", NULL, NULL, NULL, a.passes, &a.n_passes, 32},
         {"--harden-fp16", NULL, NULL, &a.harden, NULL, NULL, 0},
+        {"--input-shape", NULL, NULL, NULL, a.shapes, &a.n_shapes, 32},
+        {"--freeze", NULL, NULL, NULL, a.freezes, &a.n_freezes, 32},
         {"--calib", NULL, NULL, &a.calib, NULL, NULL, 0},
         {"--list", NULL, &a.list, NULL, NULL, NULL, 0},
         {"--markdown", NULL, &a.markdown, NULL, NULL, NULL, 0},
@@ -530,8 +540,45 @@ int cmd_fix(const cli_verb *v, int argc, char **argv) {
     cli_split_json_path(a.out, split_path, sizeof split_path);
     if (a.split && cli_output_check(split_path, a.force)) return CLI_ERROR;
 
+    /* --input-shape / --freeze */
+    lg_fix_shape shapes[32];
+    int64_t dims[32][8];
+    char snames[32][256];
+    for (int i = 0; i < a.n_shapes; i++) {
+        uint32_t r = 0;
+        if (cli_parse_shape(a.shapes[i], snames[i], sizeof snames[i], dims[i], &r)) return CLI_ERROR;
+        shapes[i] = (lg_fix_shape){snames[i], dims[i], r};
+    }
+    o.shapes = shapes;
+    o.n_shapes = (uint32_t)a.n_shapes;
+    lg_fix_freeze fz[32];
+    lg_npy arrays[32];
+    char fnames[32][256];
+    int n_arrays = 0;
+    for (int i = 0; i < a.n_freezes; i++) {
+        const char *eq = strchr(a.freezes[i], '=');
+        if (!eq || eq == a.freezes[i] || !eq[1] || (size_t)(eq - a.freezes[i]) >= sizeof fnames[i]) {
+            for (int k = 0; k < n_arrays; k++) lg_npy_free(&arrays[k]);
+            return cli_usage_error(v, "--freeze takes NAME=FILE.npy, not '%s'", a.freezes[i]);
+        }
+        snprintf(fnames[i], sizeof fnames[i], "%.*s", (int)(eq - a.freezes[i]), a.freezes[i]);
+        lg_error e;
+        if (lg_npy_read_file(eq + 1, &arrays[i], &e) != LG_OK) {
+            for (int k = 0; k < n_arrays; k++) lg_npy_free(&arrays[k]);
+            return cli_error("%s", e.msg);
+        }
+        n_arrays++;
+        fz[i] = (lg_fix_freeze){fnames[i], arrays[i].type, arrays[i].data,
+                                (uint64_t)arrays[i].numel * (uint64_t)((lg_dtype_bits(arrays[i].type) + 7) / 8)};
+    }
+    o.freeze = fz;
+    o.n_freeze = (uint32_t)a.n_freezes;
+
     lg_model *m = NULL;
-    if ((rc = load(a.model, &m)) != CLI_OK) return rc;
+    if ((rc = load(a.model, &m)) != CLI_OK) {
+        for (int k = 0; k < n_arrays; k++) lg_npy_free(&arrays[k]);
+        return rc;
+    }
     if (a.outputs && (rc = cut(&a, &m)) != CLI_OK) return rc;
     cli_inputs in = {0};
     bool have = false;
@@ -550,6 +597,7 @@ int cmd_fix(const cli_verb *v, int argc, char **argv) {
     }
     cli_inputs_free(&in);
     cli_calib_free(&cal);
+    for (int k = 0; k < n_arrays; k++) lg_npy_free(&arrays[k]);
     if (rc != CLI_OK) {
         lg_model_free(m);
         return rc;

@@ -12,8 +12,7 @@
 #include "lg/util.h"
 
 /* "NAME=1,3,224,224" into s (dims allocated into dims_buf, at most 8). 0 or CLI_ERROR. */
-static int parse_shape(const char *spec, lg_import_shape *s, int64_t *dims_buf, char *name_buf,
-                       size_t name_size) {
+int cli_parse_shape(const char *spec, char *name_buf, size_t name_size, int64_t *dims_buf, uint32_t *rank) {
     const char *eq = strrchr(spec, '=');
     if (!eq || eq == spec || !eq[1])
         return cli_error("--input-shape %s: expected NAME=D0,D1,... (e.g. input=1,3,224,224)", spec);
@@ -35,6 +34,14 @@ static int parse_shape(const char *spec, lg_import_shape *s, int64_t *dims_buf, 
         else if (*end == 0) p = end;
         else return cli_error("--input-shape %s: expected digits and commas", spec);
     }
+    *rank = r;
+    return 0;
+}
+
+static int parse_shape(const char *spec, lg_import_shape *s, int64_t *dims_buf, char *name_buf,
+                       size_t name_size) {
+    uint32_t r = 0;
+    if (cli_parse_shape(spec, name_buf, name_size, dims_buf, &r)) return CLI_ERROR;
     s->name = name_buf;
     s->dims = dims_buf;
     s->rank = r;

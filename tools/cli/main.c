@@ -53,7 +53,8 @@ static const cli_verb verbs[] = {
     {"fix", cmd_fix,
      "Rewrite what check reports into what the GPU takes, proving every rewrite.",
      "litegpu fix MODEL -o OUT.tflite [--target mldrift|classic] [--gpu any|mali|adreno|webgpu] "
-     "[--input NAME=FILE.npy]... [--harden-fp16 auto|always|off] [--calib DIR] [--allow-approx] [--warnings] "
+     "[--input NAME=FILE.npy]... [--input-shape NAME=D0,D1,...]... [--freeze NAME=FILE.npy]... "
+     "[--harden-fp16 auto|always|off] [--calib DIR] [--allow-approx] [--warnings] "
      "[--io-int32] [--pass NAME]... [--split] "
      "[--outputs T1,T2,...] [--no-prove] [--force] [--json] | litegpu fix --list [--markdown|--json]",
      "Loops: check -> run every pass that removes a blocker found -> re-validate (every shape\n"
@@ -70,6 +71,10 @@ static const cli_verb verbs[] = {
      "  -t, --target T      mldrift (CompiledModel GPU, the default) or classic (GPU delegate)\n"
      "  --gpu G             the GPU family whose rules apply: any (default), mali, adreno, webgpu\n"
      "  -i, --input NAME=FILE.npy  the golden parity input (float inputs; others: the pattern fill)\n"
+     "  --input-shape NAME=D0,D1,...  fix a graph input's dynamic dimensions (every shape is\n"
+     "                      re-inferred; the shape arithmetic then folds)\n"
+     "  --freeze NAME=FILE.npy  make a graph input a constant of this value (a parameter such as\n"
+     "                      a RESHAPE's shape given as an input); it leaves the model's inputs\n"
      "  --harden-fp16 M     auto (default): norms and reductions whose emulated GPU fp16 output\n"
      "                      overflows or diverges on the inputs get fp16-safe exact forms\n"
      "                      (SafeLayerNorm v2, SafeRMSNorm, SUM as MEAN, conv rescale); always:\n"
