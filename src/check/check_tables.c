@@ -253,6 +253,7 @@ int lgc_field_banned(int32_t op) {
     switch (op) {
     case LG_OP_GATHER: case LG_OP_TOPK_V2: case LG_OP_PACK: case LG_OP_SPLIT: case LG_OP_SPLIT_V:
     case LG_OP_CAST: case LG_OP_SELECT: case LG_OP_SELECT_V2:
+    case LG_OP_POW: /* seed field notes, CPGA-Net: "POW is banned on Mali" */
         return 1;
     default:
         return lgc_is_compare(op);

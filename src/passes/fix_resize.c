@@ -294,8 +294,8 @@ static lg_status pow_mul_apply(lg_pass_ctx *c, const lg_graph *g, uint32_t i) {
 
 const lg_pass lgp_pow_to_mul = {
     "pow-to-mul",
-    "POW by a constant integer (|n| <= 8) or +-0.5 -> MUL chains, SQRT, RSQRT, DIV (fp16 hardening)",
-    {NULL},
+    "POW by a constant integer (|n| <= 8) or +-0.5 -> MUL chains, SQRT, RSQRT, DIV",
+    {"field-banned-op", NULL},
     true, 0, pow_mul_match, pow_mul_apply, false};
 
 static bool pow_exp_match(const lg_pass_ctx *c, const lg_graph *g, uint32_t i) {
@@ -325,5 +325,5 @@ static lg_status pow_exp_apply(lg_pass_ctx *c, const lg_graph *g, uint32_t i) {
 const lg_pass lgp_pow_exp_log = {
     "pow-exp-log",
     "POW by another constant, base proven > 0 -> EXP(LOG(x) * e) (approximate, the seed's gamma fix)",
-    {NULL},
+    {"field-banned-op", NULL},
     false, 1e-5, pow_exp_match, pow_exp_apply, false};

@@ -107,6 +107,25 @@ if [ "$rc" = 0 ] && grep -q '^READY for mldrift$' "$T/o.txt" && grep -q 'for mld
     then ok "blocked_net: LiteRT.js agrees on the fixed model (<= 1e-4 of magnitude: $d)"; else bad "blocked_net LiteRT.js parity" "$d"; fi
 else bad "blocked_net fix" "exit $rc: $(head -c 400 "$T/o.txt") $(head -c 200 "$T/err")"; fi
 
+# POW (banned on Mali: the seed's CPGA-Net gamma fix) in the PyTorch gamma-curve export:
+# `fix --warnings --gpu mali --allow-approx` rewrites x^2 as MUL and the clamped x^(1/2.2) as
+# EXP(LOG(x) / 2.2); no field-banned-op POW is left, and the result still matches PyTorch
+Fo=tests/fixtures/onnx
+"$LG" convert $Fo/pow_gamma.op17.onnx -o "$T/pg.tflite" >/dev/null 2>&1
+"$LG" check "$T/pg.tflite" --gpu mali --json >"$T/pc.json" 2>/dev/null
+"$LG" fix "$T/pg.tflite" -o "$T/f/pg.tflite" --warnings --gpu mali --allow-approx >"$T/pg.txt" 2>&1; rc=$?
+"$LG" check "$T/f/pg.tflite" --gpu mali --json >"$T/pf.json" 2>/dev/null
+"$LG" run "$T/f/pg.tflite" --input 0=$Fo/pow_gamma.input_0.npy --out-dir "$T/pgo" >/dev/null 2>&1
+if [ "$rc" = 0 ] && "$PY" -c '
+import json,sys
+b=[f for f in json.load(open(sys.argv[1]))["findings"] if f["rule"]=="field-banned-op" and f["op_name"]=="POW"]
+a=[f for f in json.load(open(sys.argv[2]))["findings"] if f["rule"]=="field-banned-op" and f["op_name"]=="POW"]
+assert len(b)==2 and not a, (len(b), len(a))' "$T/pc.json" "$T/pf.json" 2>"$T/py.err" && \
+   python3 $Fo/compare.py $Fo/pow_gamma.output_0.npy "$T/pgo/output_0.npy" 1e-4 0.99999 >/dev/null && \
+   python3 $Fo/compare.py $Fo/pow_gamma.output_1.npy "$T/pgo/output_1.npy" 1e-4 0.99999 >/dev/null
+then ok "pow_gamma: 2 POW warnings on Mali -> 0 (pow-to-mul, pow-exp-log), matches PyTorch"
+else bad "pow_gamma POW rewrite" "exit $rc: $(tail -n 1 "$T/py.err") $(grep -E 'rewrite|left' "$T/pg.txt" | head -c 300)"; fi
+
 # fp16 hardening through the CLI: the NAFNet-style LayerNorm (512 channels, |x| up to 175)
 # diverges in emulated f16 before (compare exit 1) and is within tolerance after (exit 0),
 # with fp32 parity exact (max_abs 0: power-of-two scales never round); with
