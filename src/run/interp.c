@@ -9,6 +9,7 @@
 #include "lg/graph.h"
 #include "lg/ops.h"
 #include "run/fusion.h"
+#include "run/k_quant.h"
 #include "run/kernel.h"
 #include "run/memplan.h"
 #include "run/simd.h"
@@ -304,7 +305,9 @@ lg_status lg_interp_create(const lg_model *m, const lg_run_options *opt, lg_inte
         }
         for (uint32_t k = 0; k < n->n_out; k++) n->out[k] = &it->t[op->outputs[k]];
         const char *custom = n->code == LG_OP_CUSTOM ? m->opcodes[op->opcode_index].custom_code : NULL;
-        const lgk_kernel *k = lgk_find(n->code, custom);
+        /* an op on quantized tensors runs the integer kernels (k_quant.h) */
+        const lgk_kernel *k = lgk_quant_find(n);
+        if (!k) k = lgk_find(n->code, custom);
         if (!k) {
             st = lgk_fail(n, LG_ERR_UNSUPPORTED, err, "litegpu has no reference kernel for %s%s", n->name,
                           n->code == LG_OP_CUSTOM ? " (custom op)" : "");
