@@ -93,6 +93,20 @@ lg_status lgq_act_range(const lgk_node *n, int act, const lgk_tensor *out, int32
     lgq_type_range(out->type, &qmin, &qmax);
     *lo = qmin;
     *hi = qmax;
+    if (n->ctx->int_arith == LG_INT_XNNPACK && act != LG_ACTIVATION_FUNCTION_TYPE_NONE) {
+        /* XNNPACK (src/xnnpack/requantization.h xnn_qs8_quantize / xnn_qu8_quantize):
+           lrintf(clamp(v / scale + zp)), the delegate's float range [0, inf), [0, 6], [-1, 1] */
+        float a = act == LG_ACTIVATION_FUNCTION_TYPE_RELU_N1_TO_1 ? -1.0f : 0.0f;
+        float b = act == LG_ACTIVATION_FUNCTION_TYPE_RELU6 ? 6.0f : act == LG_ACTIVATION_FUNCTION_TYPE_RELU_N1_TO_1 ? 1.0f : INFINITY;
+        if (act != LG_ACTIVATION_FUNCTION_TYPE_RELU && act != LG_ACTIVATION_FUNCTION_TYPE_RELU6 &&
+            act != LG_ACTIVATION_FUNCTION_TYPE_RELU_N1_TO_1)
+            return lgq_unsupported(n, err, "fused activation %d is not supported on a quantized op", act);
+        float fa = fminf(fmaxf(a / p.scale + (float)p.zp, (float)qmin), (float)qmax);
+        float fb = fminf(fmaxf(b / p.scale + (float)p.zp, (float)qmin), (float)qmax);
+        *lo = (int32_t)rintf(fa);
+        *hi = (int32_t)rintf(fb);
+        return LG_OK;
+    }
     switch (act) {
     case LG_ACTIVATION_FUNCTION_TYPE_NONE: return LG_OK;
     case LG_ACTIVATION_FUNCTION_TYPE_RELU: {
@@ -191,6 +205,11 @@ const lgk_kernel *lgk_quant_find(const lgk_node *n) {
         break;
     case LG_OP_QUANTIZE:
         take = n->n_in > 0 && n->in[0] && lgq_is_qtype(n->in[0]->type);
+        /* LG_INT_XNNPACK: float -> int8 / uint8 per tensor is XNNPACK's convert too */
+        if (!take && n->ctx->int_arith == LG_INT_XNNPACK && n->n_in == 1 && n->in[0] &&
+            n->in[0]->type == LG_FLOAT32 && n->n_out == 1 && n->out[0] && n->out[0]->ir->quant &&
+            n->out[0]->ir->quant->n_scale == 1 && (n->out[0]->ir->type == LG_INT8 || n->out[0]->ir->type == LG_UINT8))
+            take = 1;
         break;
     case LG_OP_CONCATENATION:
         take = quantized_in(n, 0) && concat_rescales(n);

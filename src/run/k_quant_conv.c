@@ -23,6 +23,8 @@
 typedef struct qconv {
     int kind;                 /* 0 conv, 1 depthwise, 2 fully connected, 3 batch matmul */
     int wide;                 /* int16 activations: int64 accumulators */
+    int xnn;                  /* LG_INT_XNNPACK: float requantization (fs), rounded to even */
+    float *fs;                /* per output channel: in_scale * w_scale / out_scale in float */
     lg_dtype it, ot, wt;      /* storage types */
     int32_t in_off, w_off, out_zp, lo, hi;
     int32_t *mult;            /* per output channel */
@@ -37,8 +39,16 @@ typedef struct qconv {
     void *y;
 } qconv;
 
-/* Output channel c's requantization. */
+/* Output channel c's requantization. XNNPACK (the qs8/qu8 GEMM and depthwise microkernels'
+   "fp32" requantization, src/qs8-gemm/, src/qs8-dwconv/ in google/XNNPACK, wasm SIMD: float
+   multiply, magic-bias rounding to nearest even, integer clamp): y = rne(float(acc) * scale). */
 static inline int32_t qc_out(const qconv *q, int64_t acc, int64_t c) {
+    if (q->xnn) {
+        float y = (float)(int32_t)acc * q->fs[c];
+        const float lo = (float)(q->lo - q->out_zp) - 1.0f, hi = (float)(q->hi - q->out_zp) + 1.0f;
+        y = y < lo ? lo : y > hi ? hi : y;
+        return lgq_clamp((int32_t)rintf(y) + q->out_zp, q->lo, q->hi);
+    }
     int32_t v = q->wide ? lgq_mbqm64(acc, q->mult[c], q->shift[c]) : lgq_mbqm((int32_t)acc, q->mult[c], q->shift[c]);
     return lgq_clamp(v + q->out_zp, q->lo, q->hi);
 }
@@ -63,6 +73,18 @@ static lg_status qc_multipliers(lgk_node *n, qconv *q, const lgq_tp *in, const l
             return lgk_fail(n, LG_ERR_FORMAT, err, "requantization multiplier %g is not finite", real);
         if (q->shift[c] > 30)
             return lgq_unsupported(n, err, "requantization multiplier %g of channel %lld is too large", real, (long long)c);
+    }
+    /* XNNPACK's operators (src/operators/convolution-nhwc.c init_requantization_scale_*,
+       fully-connected-nc.c, batch-matrix-multiply-nc.c): input_scale * kernel_scale /
+       output_scale in float, per channel */
+    q->xnn = n->ctx->int_arith == LG_INT_XNNPACK && !q->wide;
+    if (q->xnn) {
+        q->fs = lgk_alloc(n, (size_t)count * sizeof(float));
+        if (!q->fs) return lgk_fail(n, LG_ERR_NOMEM, err, "out of memory");
+        for (int64_t c = 0; c < count; c++) {
+            float ws = wq->n_scale > 1 ? wq->scale[c] : wq->scale[0];
+            q->fs[c] = in->scale * ws / out->scale;
+        }
     }
     return LG_OK;
 }

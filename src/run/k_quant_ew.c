@@ -27,6 +27,9 @@ typedef struct qew {
     int hs_out_e, hs_relu_e;
     /* LUT (int8 / uint8), indexed by raw value + 128 for int8 */
     uint8_t lut[256];
+    /* LG_INT_XNNPACK QUANTIZE: 1 float input (fq), or the 8-bit convert's multiplier */
+    int xnn, fq;
+    float fscale;
     /* SOFTMAX */
     float table[256];
     float out_scale;
@@ -67,9 +70,48 @@ static int qmult(double m, int32_t *qm, int *s) { return lgq_quantize_multiplier
 /* quantize.cc: int8/uint8 -> int8/uint8/int16, int16 -> int8/int16; multiplier
    QuantizeMultiplier(double(in_scale) / double(out_scale)); requantize.h: y = clamp(MBQM(x - zp_in)
    + zp_out) (the int8 <-> uint8 shift-by-128 fast path computes the same values). */
+/* LG_INT_XNNPACK (the delegate takes float -> int8/uint8, and int8 -> int8 / uint8 -> uint8
+   with s_in / s_out in [1/256, 128]; google/XNNPACK src/microparams-init.c,
+   src/qs8-vcvt/, src/f32-qs8-vcvt/):
+   float input: y = rne(clamp(x * (1 / s_out))) + zp_out (float multiply, magic-bias rounding);
+   8-bit: m = lrintf(256 * (s_in / s_out)), y = asr((zp_out << 8) - m * zp_in + 0x80 + m * x, 8),
+   clamped. */
+static lg_status requant_xnn(lgk_node *n, qew *q, lg_error *err) {
+    const lgk_tensor *x = n->in[0], *y = n->out[0];
+    lgq_tp out;
+    LG_TRY(lgq_params(n, y, "output", &out, err));
+    q->ot = lgk_storage_type(y->ir->type);
+    q->out_zp = out.zp;
+    lgq_type_range(q->ot, &q->lo, &q->hi);
+    if (x->type == LG_FLOAT32) {
+        q->fq = 1;
+        q->fscale = 1.0f / out.scale;
+    } else {
+        lgq_tp in;
+        LG_TRY(lgq_params(n, x, "input", &in, err));
+        q->in_zp = in.zp;
+        q->mo = (int32_t)lrintf(256.0f * (in.scale / out.scale));
+    }
+    q->xnn = 1;
+    LG_TRY(lgk_set_output(n, 0, q->ot, x->shape, x->rank, err));
+    n->state = q;
+    return LG_OK;
+}
+
 lg_status lgq_requant_prepare(lgk_node *n, lg_error *err) {
     qew *q = qew_new(n, err);
     if (!q) return LG_ERR_NOMEM;
+    if (n->ctx->int_arith == LG_INT_XNNPACK && n->n_in == 1 && n->in[0] && n->n_out == 1) {
+        const lgk_tensor *x = n->in[0], *y = n->out[0];
+        lg_dtype ot = lgk_storage_type(y->ir->type);
+        int q8 = lgq_has_quant(x) && x->ir->quant->n_scale == 1 && lgq_has_quant(y) && y->ir->quant->n_scale == 1 &&
+                 x->type == ot && (ot == LG_INT8 || ot == LG_UINT8);
+        if (q8) {
+            float r = x->ir->quant->scale[0] / y->ir->quant->scale[0];
+            q8 = r >= 1.0f / 256.0f && r <= 128.0f;
+        }
+        if (x->type == LG_FLOAT32 || q8) return requant_xnn(n, q, err);
+    }
     lgq_tp in, out;
     LG_TRY(unary_io(n, q, 0, &in, &out, err));
     if (q->it == LG_INT16 && q->ot == LG_UINT8)
@@ -87,6 +129,25 @@ lg_status lgq_requant_eval(lgk_node *n, lg_error *err) {
     const qew *q = n->state;
     const void *x = n->in[0]->data;
     void *y = n->out[0]->data;
+    if (q->fq) {
+        const float *f = x;
+        const float lo = (float)(q->lo - q->out_zp), hi = (float)(q->hi - q->out_zp);
+        for (int64_t i = 0; i < n->out[0]->numel; i++) {
+            float v = f[i] * q->fscale;
+            v = v < lo ? lo : v > hi ? hi : v;
+            if (v != v) v = 0; /* NaN: not a case the delegate defines */
+            lgq_put(y, q->ot, i, (int32_t)rintf(v) + q->out_zp);
+        }
+        return LG_OK;
+    }
+    if (q->xnn) {
+        const int32_t bias = (int32_t)((uint32_t)q->out_zp << 8) - q->mo * q->in_zp + 0x80;
+        for (int64_t i = 0; i < n->out[0]->numel; i++) {
+            int32_t v = (bias + lgq_get(x, q->ot, i) * q->mo) >> 8;
+            lgq_put(y, q->ot, i, lgq_clamp(v, q->lo, q->hi));
+        }
+        return LG_OK;
+    }
     for (int64_t i = 0; i < n->out[0]->numel; i++) {
         int32_t v = lgq_mbqm(lgq_get(x, q->it, i) - q->in_zp, q->mo, q->so) + q->out_zp;
         lgq_put(y, q->ot, i, lgq_clamp(v, q->lo, q->hi));
