@@ -207,6 +207,25 @@ lg_status lgq_addsub_prepare(lgk_node *n, lg_error *err) {
                                    n->name);
     }
     q->sub = n->code == LG_OP_SUB;
+    if (n->ctx->int_arith == LG_INT_XNNPACK && q->it != LG_INT16) {
+        /* XNNPACK (src/microparams-init.c xnn_init_qs8_add_minmax_scalar_params,
+           src/xnnpack/requantization.h xnn_qs8_quantize_add; SUB negates b's scale):
+           m_a, m_b = lrintf(|s / s_out| * 2^shift) with shift = 20 - exponent of the larger,
+           acc = 2^(shift-1) - m_a zp_a - m_b zp_b + m_a a + m_b b, y = asr(acc, shift) + zp_out */
+        const float ao = a.scale / o.scale, bo = b.scale / o.scale;
+        const float mx = ao > bo ? ao : bo;
+        if (!(mx >= 0x1.0p-10f && mx < 0x1.0p+8f) || !(ao >= 0x1.0p-10f) || !(bo >= 0x1.0p-10f))
+            return lgq_unsupported(n, err, "input / output scale ratio outside XNNPACK's [2^-10, 2^8)");
+        int e;
+        (void)frexpf(mx, &e);
+        q->so = 20 - (e - 1);
+        q->m1 = (int32_t)lrintf(ldexpf(ao, q->so));
+        q->m2 = (int32_t)lrintf(ldexpf(bo, q->so));
+        if (q->sub) q->m2 = -q->m2;
+        q->xnn = 1;
+        n->state = q;
+        return LG_OK;
+    }
     q->left_shift = q->it == LG_INT16 ? 15 : 20;
     const double twice_max = 2 * (double)(a.scale > b.scale ? a.scale : b.scale);
     const double r1 = (double)a.scale / twice_max, r2 = (double)b.scale / twice_max;
@@ -251,6 +270,14 @@ lg_status lgq_addsub_eval(lgk_node *n, lg_error *err) {
     (void)err;
     const qew *q = n->state;
     void *z = n->out[0]->data;
+    if (q->xnn) {
+        const int32_t bias = (1 << (q->so - 1)) - q->m1 * q->in_zp - q->m2 * q->in2_zp;
+        BCAST_LOOP(q, n->in[0]->data, n->in[1]->data, {
+            int32_t acc = (bias + va * q->m1 + vb * q->m2) >> q->so;
+            lgq_put(z, q->ot, i, lgq_clamp(acc + q->out_zp, q->lo, q->hi));
+        });
+        return LG_OK;
+    }
     BCAST_LOOP(q, n->in[0]->data, n->in[1]->data, lgq_put(z, q->ot, i, addsub1(q, va, vb)));
     return LG_OK;
 }
@@ -265,6 +292,10 @@ lg_status lgq_mul_prepare(lgk_node *n, lg_error *err) {
     lgq_tp a, b, o;
     LG_TRY(binary_io(n, q, &a, &b, &o, act, err));
     float real = a.scale * b.scale / o.scale;
+    /* XNNPACK (xnn_init_qs8_mul_minmax_scalar_params, the fp32 vmul kernels): y =
+       rne(float((a - z_a)(b - z_b)) * (s_a s_b / s_out)) + z_out, all in float */
+    q->xnn = n->ctx->int_arith == LG_INT_XNNPACK && q->it != LG_INT16;
+    q->fscale = real;
     if (!qmult((double)real, &q->mo, &q->so) || q->so > 30)
         return lgk_fail(n, LG_ERR_FORMAT, err, "bad scales %g x %g -> %g", (double)a.scale, (double)b.scale,
                         (double)o.scale);
@@ -278,7 +309,15 @@ lg_status lgq_mul_eval(lgk_node *n, lg_error *err) {
     void *z = n->out[0]->data;
     BCAST_LOOP(q, n->in[0]->data, n->in[1]->data, {
         int32_t p = (int32_t)((int64_t)(va - q->in_zp) * (int64_t)(vb - q->in2_zp));
-        lgq_put(z, q->ot, i, lgq_clamp(lgq_mbqm(p, q->mo, q->so) + q->out_zp, q->lo, q->hi));
+        int32_t v;
+        if (q->xnn) {
+            float f = (float)p * q->fscale;
+            f = f < -65536.0f ? -65536.0f : f > 65536.0f ? 65536.0f : f;
+            v = (int32_t)rintf(f);
+        } else {
+            v = lgq_mbqm(p, q->mo, q->so);
+        }
+        lgq_put(z, q->ot, i, lgq_clamp(v + q->out_zp, q->lo, q->hi));
     });
     return LG_OK;
 }
@@ -426,6 +465,19 @@ lg_status lgq_lut_prepare(lgk_node *n, lg_error *err) {
         int sa, si;
         float ra = in.scale * alpha / out.scale, ri = in.scale / out.scale;
         int neg = ra < 0;
+        if (n->ctx->int_arith == LG_INT_XNNPACK) {
+            /* XNNPACK (xnn_init_qs8_lrelu_scalar_params, src/qs8-vlrelu/): multipliers
+               lrintf(256 s_in/s_out) and lrintf(256 (s_in/s_out) alpha) (float),
+               y = asr((zp_out << 8) + 0x80 + (x - zp_in) m, 8), clamped */
+            const float ps = in.scale / out.scale, nsl = ps * alpha;
+            const int32_t pm = (int32_t)lrintf(256.0f * ps), nm = (int32_t)lrintf(256.0f * nsl);
+            const int32_t bias = (int32_t)((uint32_t)out.zp << 8) + 0x80;
+            for (int32_t v = q->lo; v <= q->hi; v++) {
+                int32_t xv = v - q->in_zp;
+                q->lut[(uint8_t)v] = (uint8_t)lgq_clamp((bias + xv * (xv >= 0 ? pm : nm)) >> 8, q->lo, q->hi);
+            }
+            break;
+        }
         if (!qmult(neg ? -(double)ra : (double)ra, &ma, &sa) || !qmult((double)ri, &mi, &si) || sa > 30 || si > 30)
             return lgk_fail(n, LG_ERR_FORMAT, err, "bad scales or alpha %g", (double)alpha);
         for (int32_t v = q->lo; v <= q->hi; v++) {
