@@ -65,15 +65,22 @@ function parseArgs(argv) {
 // ---- console capture (litert_node.js): runtime messages go to stderr (with -v); ERROR lines are recorded. ----
 let errorSink = [];   // ERROR lines seen since the last reset
 
+// float32 inputs take the fill's values; uint8 inputs (quantized models) take
+// min(255, floor(256 * value)): half -> 128, pattern -> floor(256 * ((i*7919 + 13) % 1009) / 1009).
 function makeInput(detail, fill) {
   const shape = Array.from(detail.shape);
-  if (detail.dtype !== 'float32') throw new Error(`input ${detail.index} has dtype ${detail.dtype}; only float32 inputs are supported`);
+  if (detail.dtype !== 'float32' && detail.dtype !== 'uint8') throw new Error(`input ${detail.index} has dtype ${detail.dtype}; only float32 and uint8 inputs are supported`);
   if (shape.some((d) => !(d > 0))) throw new Error(`input ${detail.index} has dynamic shape [${shape}]`);
   const n = shape.reduce((a, b) => a * b, 1);
-  const data = new Float32Array(n);
   const f = FILLS[fill];
+  if (detail.dtype === 'uint8') {
+    const data = new Uint8Array(n);
+    for (let i = 0; i < n; i++) data[i] = Math.min(255, Math.floor(256 * f(i)));
+    return { data, shape, dtype: 'uint8' };
+  }
+  const data = new Float32Array(n);
   for (let i = 0; i < n; i++) data[i] = f(i);
-  return { data, shape };
+  return { data, shape, dtype: 'float32' };
 }
 
 // Compile one model, run it with each fill; returns one result object per fill.
@@ -105,8 +112,8 @@ async function runModel(litert, modelPath, fills, outRoot) {
         for (const { data, shape } of ins) inputs.push(new litert.Tensor(data, shape));
         if (!errorSink.length) outputs.push(...await model.run(inputs));
         if (errorSink.length) throw new Error(errorSink.join('; '));
-        res.inputs = ins.map(({ data, shape }, k) => ({
-          index: k, shape, dtype: 'float32', file: writeNpy(dir, `input_${k}.npy`, data, shape) }));
+        res.inputs = ins.map(({ data, shape, dtype }, k) => ({
+          index: k, shape, dtype, file: writeNpy(dir, `input_${k}.npy`, data, shape) }));
         res.outputs = outputs.map((t, k) => {
           const data = t.toTypedArray();
           const shape = Array.from(t.type.layout.dimensions);

@@ -34,6 +34,18 @@ extern "C" {
 #endif
 
 typedef enum lg_precision { LG_PREC_F32 = 0, LG_PREC_F16 = 1, LG_PREC_F32_F16 = 2 } lg_precision;
+
+/* Integer arithmetic of the quantized kernels (int8 / uint8 / int16 models; they compute in
+   integers in every precision mode):
+   LG_INT_TFLITE   TFLite's builtin kernels: fixed-point requantization (QuantizeMultiplier,
+                   MultiplyByQuantizedMultiplier with gemmlowp rounding), its LUTs.
+   LG_INT_XNNPACK  what the XNNPACK delegate computes for the ops it takes in LiteRT.js
+                   (CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, BATCH_MATMUL: float
+                   requantization rounded to nearest even; QUANTIZE: XNNPACK's converts);
+                   the other ops as LG_INT_TFLITE. README "Quantized models" lists per op. */
+typedef enum lg_int_arith { LG_INT_TFLITE = 0, LG_INT_XNNPACK = 1 } lg_int_arith;
+const char *lg_int_arith_name(lg_int_arith a); /* "tflite", "xnnpack" */
+int lg_int_arith_from_name(const char *s);     /* -1 if unknown */
 const char *lg_precision_name(lg_precision p); /* "f32", "f16", "f32_f16" */
 int lg_precision_from_name(const char *s);     /* -1 if unknown */
 
@@ -65,6 +77,7 @@ typedef struct lg_run_options {
     lg_tap_fn tap;
     void *tap_ud;
     uint32_t subgraph;        /* which subgraph to run (0 = the primary) */
+    lg_int_arith int_arith;   /* quantized kernels' arithmetic (LG_INT_TFLITE = 0) */
 } lg_run_options;
 
 typedef struct lg_interp lg_interp;

@@ -9,6 +9,7 @@
 #include "lg/graph.h"
 #include "lg/ops.h"
 #include "run/fusion.h"
+#include "run/k_quant.h"
 #include "run/kernel.h"
 #include "run/memplan.h"
 #include "run/simd.h"
@@ -36,6 +37,14 @@ struct lg_interp {
 
 const char *lg_precision_name(lg_precision p) {
     return p == LG_PREC_F16 ? "f16" : p == LG_PREC_F32_F16 ? "f32_f16" : "f32";
+}
+
+const char *lg_int_arith_name(lg_int_arith a) { return a == LG_INT_XNNPACK ? "xnnpack" : "tflite"; }
+
+int lg_int_arith_from_name(const char *s) {
+    if (strcmp(s, "tflite") == 0) return LG_INT_TFLITE;
+    if (strcmp(s, "xnnpack") == 0) return LG_INT_XNNPACK;
+    return -1;
 }
 
 int lg_precision_from_name(const char *s) {
@@ -254,6 +263,8 @@ lg_status lg_interp_create(const lg_model *m, const lg_run_options *opt, lg_inte
     if (opt) o = *opt;
     if (o.subgraph >= m->n_subgraphs) return lgi_fail(err, LG_ERR_INVALID_ARG, "no subgraph %u", o.subgraph);
     if ((unsigned)o.precision > LG_PREC_F32_F16) return lgi_fail(err, LG_ERR_INVALID_ARG, "bad precision");
+    if ((unsigned)o.int_arith > LG_INT_XNNPACK)
+        return lgi_fail(err, LG_ERR_INVALID_ARG, "bad integer arithmetic %d", (int)o.int_arith);
     void *ud;
     lg_alloc_fn alloc = lgi_model_allocator(m, &ud);
     lg_interp *it = alloc(ud, NULL, 0, sizeof *it);
@@ -265,6 +276,7 @@ lg_status lg_interp_create(const lg_model *m, const lg_run_options *opt, lg_inte
     it->sg = &m->subgraphs[o.subgraph];
     it->opt = o;
     it->ctx.prec = o.precision;
+    it->ctx.int_arith = o.int_arith;
     it->ctx.threads = o.threads > 0 ? o.threads : 1;
     it->ctx.pool = lgk_pool_new(it->ctx.threads);
     lgi_arena_init(&it->arena, alloc, ud, 0);
@@ -304,7 +316,9 @@ lg_status lg_interp_create(const lg_model *m, const lg_run_options *opt, lg_inte
         }
         for (uint32_t k = 0; k < n->n_out; k++) n->out[k] = &it->t[op->outputs[k]];
         const char *custom = n->code == LG_OP_CUSTOM ? m->opcodes[op->opcode_index].custom_code : NULL;
-        const lgk_kernel *k = lgk_find(n->code, custom);
+        /* an op on quantized tensors runs the integer kernels (k_quant.h) */
+        const lgk_kernel *k = lgk_quant_find(n);
+        if (!k) k = lgk_find(n->code, custom);
         if (!k) {
             st = lgk_fail(n, LG_ERR_UNSUPPORTED, err, "litegpu has no reference kernel for %s%s", n->name,
                           n->code == LG_OP_CUSTOM ? " (custom op)" : "");

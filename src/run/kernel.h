@@ -43,6 +43,7 @@ typedef struct lgk_tensor {
 typedef struct lgk_pool lgk_pool;
 typedef struct lgk_ctx {
     lg_precision prec;
+    lg_int_arith int_arith;   /* the quantized kernels' arithmetic (k_quant.h) */
     int threads;
     lgk_pool *pool;           /* NULL when single-threaded */
 } lgk_ctx;

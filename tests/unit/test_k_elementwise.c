@@ -376,7 +376,8 @@ LG_TEST(k_elementwise_add_output_is_an_input) {
     lg_model_free(m);
 }
 
-LG_TEST(k_elementwise_add_quantized_is_unsupported) {
+/* int8 ADD runs the integer kernel (k_quant_ew.c): 0.5 + 0.5 and 1 + 1 at scale 0.5 */
+LG_TEST(k_elementwise_add_quantized_runs_integer_kernel) {
     const int8_t q[2] = {1, 2};
     const float sc[1] = {0.5f};
     const int64_t zp[1] = {0};
@@ -385,7 +386,8 @@ LG_TEST(k_elementwise_add_quantized_is_unsupported) {
     c.out[0].scale = sc;
     c.out[0].zp = zp;
     c.out[0].nq = 1;
-    EXPECT_FAIL(&c, LG_ERR_UNSUPPORTED, "quantized arithmetic is not implemented");
+    const int64_t want[2] = {2, 4};
+    EXPECT_INT(&c, LG_PREC_F32, LG_INT8, want);
 }
 
 /* ------------------------------------------------------------------ integer arithmetic */
@@ -968,13 +970,14 @@ LG_TEST(k_elementwise_relu_family_edges_and_nan) {
         kt_op c = un(cases[k].code, IN_F(LG_DIMS(7), x), LG_FLOAT32, LG_DIMS(7));
         for (int p = 0; p < 3; p++) kt_expect_f32(__FILE__, __LINE__, &c, all_prec[p], g_threads, cases[k].want, 7, 0);
     }
-    /* a quantized RELU is refused */
+    /* a quantized RELU runs the integer kernel (k_quant_ew.c) */
     const int8_t q[2] = {0};
     const float sc[1] = {1};
     kt_op c = un(LG_OP_RELU, (kt_tensor){LG_INT8, LG_DIMS(2), q, 0, sc, NULL, 1, 0}, LG_INT8, LG_DIMS(2));
     c.out[0].scale = sc;
     c.out[0].nq = 1;
-    EXPECT_FAIL(&c, LG_ERR_UNSUPPORTED, "quantized arithmetic is not implemented");
+    const int64_t zero[2] = {0, 0};
+    EXPECT_INT(&c, LG_PREC_F32, LG_INT8, zero);
 }
 
 LG_TEST(k_elementwise_leaky_relu_alpha) {
@@ -1358,7 +1361,9 @@ LG_TEST(k_elementwise_quantize_refusals) {
     kt_op c = un(LG_OP_QUANTIZE, (kt_tensor){LG_INT8, LG_DIMS(2), q, 0, sc, NULL, 1, 0}, LG_INT8, LG_DIMS(2));
     c.out[0].scale = sc;
     c.out[0].nq = 1;
-    EXPECT_FAIL(&c, LG_ERR_UNSUPPORTED, "requantization");
+    /* requantization (int8 -> int8) runs the integer kernel (k_quant_ew.c) */
+    const int64_t same[2] = {0, 0};
+    EXPECT_INT(&c, LG_PREC_F32, LG_INT8, same);
     const float x[2] = {0};
     c = un(LG_OP_QUANTIZE, IN_F(LG_DIMS(2), x), LG_INT8, LG_DIMS(2));
     EXPECT_FAIL(&c, LG_ERR_FORMAT, "no quantization scale");

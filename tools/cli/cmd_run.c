@@ -66,7 +66,7 @@ static void stats(const lg_tensor_view *v, double *mn, double *mx, double *mean,
 
 const char cli_run_usage[] =
     "litegpu run MODEL [--input NAME=FILE.npy]... [--allow-flat] [--fill half|pattern|random:SEED] "
-    "[--precision f32|f16|f32_f16] [--out-dir DIR] [--dump-all DIR] [--force] [--json]";
+    "[--precision f32|f16|f32_f16] [--int-arith tflite|xnnpack] [--out-dir DIR] [--dump-all DIR] [--force] [--json]";
 const char cli_run_help[] =
     "Prints each output's shape and range. Inputs not given with --input are filled.\n"
     "\n"
@@ -80,6 +80,9 @@ const char cli_run_help[] =
     "                             0..18446744073709551615; the same seed gives the same input)\n"
     "  -p, --precision P          f32 (reference), f16 (GPU: half storage and accumulation),\n"
     "                             f32_f16 (half storage, fp32 arithmetic)\n"
+    "  --int-arith A              quantized (int8/uint8/int16) kernels: tflite (TFLite's fixed-\n"
+    "                             point kernels, the default) or xnnpack (the arithmetic of the\n"
+    "                             XNNPACK delegate LiteRT.js runs, for the ops it takes)\n"
     "  --threads N                worker threads for the heavy kernels\n"
     "  --out-dir DIR              write output_K.npy and input_K.npy into the folder DIR (-o and\n"
     "                             --out are the same option; a name ending in .npy is refused)\n"
@@ -216,7 +219,7 @@ static bool same_dir_arg(const char *a, const char *b) {
 int cmd_run(const cli_verb *verb, int argc, char **argv) {
     const cli_verb *v = verb; /* its usage and help are cli_run_usage/cli_run_help (main.c) */
     bool json = false, force = false, allow_flat = false;
-    const char *fill = NULL, *prec = NULL, *threads = NULL, *out_dir = NULL, *out_o = NULL, *dump_dir = NULL;
+    const char *fill = NULL, *prec = NULL, *arith = NULL, *threads = NULL, *out_dir = NULL, *out_o = NULL, *dump_dir = NULL;
     const char *inputs[64];
     int n_inputs = 0;
     const cli_flag flags[] = {
@@ -226,6 +229,7 @@ int cmd_run(const cli_verb *verb, int argc, char **argv) {
         {"--fill", NULL, NULL, &fill, NULL, NULL, 0},
         {"--precision", "-p", NULL, &prec, NULL, NULL, 0},
         {"--threads", NULL, NULL, &threads, NULL, NULL, 0},
+        {"--int-arith", NULL, NULL, &arith, NULL, NULL, 0},
         {"--out-dir", NULL, NULL, &out_dir, NULL, NULL, 0},
         {"--out", "-o", NULL, &out_o, NULL, NULL, 0},
         {"--dump-all", NULL, NULL, &dump_dir, NULL, NULL, 0},
@@ -246,6 +250,11 @@ int cmd_run(const cli_verb *verb, int argc, char **argv) {
         int p = lg_precision_from_name(prec);
         if (p < 0) return cli_usage_error(v, "unknown precision '%s' (f32, f16 or f32_f16)", prec);
         ro.precision = (lg_precision)p;
+    }
+    if (arith) {
+        int a = lg_int_arith_from_name(arith);
+        if (a < 0) return cli_usage_error(v, "unknown --int-arith '%s' (tflite or xnnpack)", arith);
+        ro.int_arith = (lg_int_arith)a;
     }
     if (threads) {
         char *end;
