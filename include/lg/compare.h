@@ -150,6 +150,7 @@ typedef struct lg_models_options {
     uint64_t seed;              /* first random seed (random:SEED, SEED+1, ...) */
     double atol, rtol;          /* |a - b| <= atol + rtol * |a| elementwise (default 1e-4, 1e-3) */
     int threads;
+    lg_int_arith int_arith;     /* quantized kernels' arithmetic (lg/run.h; default tflite) */
 } lg_models_options;
 
 typedef struct lg_models_case {

@@ -201,7 +201,7 @@ void lg_models_report_free(lg_models_report *r) {
 /* Both chains on the same inputs (ma's allocator hook for the input buffers). */
 static lg_status compare_chains(const lg_model *ma, lg_chain *a, lg_chain *b, const float *const *golden,
                                 const lg_models_options *opt, lg_models_report **out, lg_error *err) {
-    lg_models_options o = {LG_PREC_F32, 8, 1, 1e-4, 1e-3, 1};
+    lg_models_options o = {LG_PREC_F32, 8, 1, 1e-4, 1e-3, 1, LG_INT_TFLITE};
     if (opt) o = *opt;
     lg_models_report *rep = NULL;
     float **bufs = NULL;      /* the inputs, through ma's allocator hook */
@@ -317,12 +317,13 @@ done:
 }
 
 static lg_run_options run_opts(const lg_models_options *opt) {
-    lg_models_options o = {LG_PREC_F32, 8, 1, 1e-4, 1e-3, 1};
+    lg_models_options o = {LG_PREC_F32, 8, 1, 1e-4, 1e-3, 1, LG_INT_TFLITE};
     if (opt) o = *opt;
     lg_run_options ro;
     memset(&ro, 0, sizeof ro);
     ro.precision = o.precision;
     ro.threads = o.threads;
+    ro.int_arith = o.int_arith;
     return ro;
 }
 

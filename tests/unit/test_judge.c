@@ -164,7 +164,7 @@ LG_TEST(compare_models_default_golden_is_not_constant) {
     ln_or_zero(&z, false);
     CHECK_OK(a.b.status, &a.b.err);
     CHECK_OK(z.b.status, &z.b.err);
-    lg_models_options o = {LG_PREC_F32, 0, 1, 1e-4, 1e-3, 1};
+    lg_models_options o = {LG_PREC_F32, 0, 1, 1e-4, 1e-3, 1, LG_INT_TFLITE};
     lg_models_report *r = NULL;
     lg_error err;
     if (a.b.status == LG_OK && z.b.status == LG_OK) CHECK_OK(lg_compare_models(a.m, z.m, NULL, &o, &r, &err), &err);

@@ -85,7 +85,7 @@ LG_TEST(split_gpu_cpu_gpu_and_the_chain_equals_the_model) {
         CHECK_OK(lg_chain_create((const lg_model *const *)&m, 1, NULL, 0, NULL, 0, &ro, &a, &err), &err);
         CHECK_OK(lg_chain_create(parts, 3, (const char *const *)s->input_names, s->n_inputs,
                                  (const char *const *)s->output_names, s->n_outputs, &ro, &b, &err), &err);
-        lg_models_options mo = {LG_PREC_F32, 3, 1, 0, 0, 1};
+        lg_models_options mo = {LG_PREC_F32, 3, 1, 0, 0, 1, LG_INT_TFLITE};
         lg_models_report *r = NULL;
         if (a && b) CHECK_OK(lg_compare_chains(m, a, b, NULL, &mo, &r, &err), &err);
         CHECK(r && r->n_cases == 4 && r->worst_max_abs == 0);

@@ -308,9 +308,10 @@ out:
 
 static int models_mode(const cli_verb *v, const char *pa, const char *pb, const char *prec, const char *const *inputs,
                        int n_inputs, const char *nrand, const char *seed, const char *atol, const char *rtol, bool json,
-                       int threads) {
-    lg_models_options o = {LG_PREC_F32, 8, 1, 1e-4, 1e-3, 1};
+                       int threads, lg_int_arith arith) {
+    lg_models_options o = {LG_PREC_F32, 8, 1, 1e-4, 1e-3, 1, LG_INT_TFLITE};
     o.threads = threads;
+    o.int_arith = arith;
     char *end;
     if (prec) {
         int p = lg_precision_from_name(prec);
@@ -326,6 +327,7 @@ static int models_mode(const cli_verb *v, const char *pa, const char *pb, const 
     memset(&ro, 0, sizeof ro);
     ro.precision = o.precision;
     ro.threads = o.threads;
+    ro.int_arith = o.int_arith;
     cli_chain ca, cb;
     if (cli_exec_open(pa, &ro, &ca)) return CLI_ERROR;
     if (cli_exec_open(pb, &ro, &cb)) { cli_chain_close(&ca); return CLI_ERROR; }
@@ -424,7 +426,7 @@ int cmd_compare(const cli_verb *v, int argc, char **argv) {
     bool json = false, all = false;
     const char *prec = NULL, *fill = NULL, *corr = NULL, *nrand = NULL, *seed = NULL, *atol = NULL, *rtol = NULL;
     const char *tol = NULL, *floor_s = NULL, *max_rel = NULL;
-    const char *threads_s = NULL;
+    const char *threads_s = NULL, *arith_s = NULL;
     const char *inputs[64];
     int n_inputs = 0;
     const cli_flag flags[] = {
@@ -442,6 +444,7 @@ int cmd_compare(const cli_verb *v, int argc, char **argv) {
         {"--rtol", NULL, NULL, &rtol, NULL, NULL, 0},
         {"--input", "-i", NULL, NULL, inputs, &n_inputs, 64},
         {"--threads", NULL, NULL, &threads_s, NULL, NULL, 0},
+        {"--int-arith", NULL, NULL, &arith_s, NULL, NULL, 0},
         {NULL, NULL, NULL, NULL, NULL, NULL, 0},
     };
     const char *pos[2];
@@ -455,15 +458,21 @@ int cmd_compare(const cli_verb *v, int argc, char **argv) {
         if (*end || t < 1 || t > 256) return cli_usage_error(v, "--threads takes 1..256");
         threads = (int)t;
     }
+    lg_int_arith arith = LG_INT_TFLITE;
+    if (arith_s) {
+        int a = lg_int_arith_from_name(arith_s);
+        if (a < 0) return cli_usage_error(v, "unknown --int-arith '%s' (tflite or xnnpack)", arith_s);
+        arith = (lg_int_arith)a;
+    }
     if (n_pos == 1) {
-        if (nrand || atol || rtol) return cli_usage_error(v, "--random/--atol/--rtol go with two models");
+        if (nrand || atol || rtol || arith_s) return cli_usage_error(v, "--random/--atol/--rtol/--int-arith go with two models");
         prec_args pa = {prec, fill, seed, corr, tol, floor_s, max_rel, json, all, threads};
         return precision_mode(v, pos[0], &pa, inputs, n_inputs);
     }
     if (n_pos == 2) {
         if (corr || fill || tol || floor_s || max_rel)
             return cli_usage_error(v, "--corr/--fill/--tol/--floor/--max-rel go with one model (precision mode)");
-        return models_mode(v, pos[0], pos[1], prec, inputs, n_inputs, nrand, seed, atol, rtol, json, threads);
+        return models_mode(v, pos[0], pos[1], prec, inputs, n_inputs, nrand, seed, atol, rtol, json, threads, arith);
     }
     return cli_usage_error(v, "expected MODEL (precision mode) or A B (two models)");
 }

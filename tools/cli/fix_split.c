@@ -102,7 +102,7 @@ static void chain_parity(const lg_model *orig, const lg_split *s, cli_split_out 
     memset(&ro, 0, sizeof ro);
     lg_chain *a = NULL, *b = NULL;
     lg_error err;
-    lg_models_options mo = {LG_PREC_F32, 2, 1, 0, 0, 1};
+    lg_models_options mo = {LG_PREC_F32, 2, 1, 0, 0, 1, LG_INT_TFLITE};
     lg_models_report *rep = NULL;
     lg_status st = lg_chain_create(&orig, 1, NULL, 0, NULL, 0, &ro, &a, &err);
     if (st == LG_OK)

@@ -146,7 +146,7 @@ static const cli_verb verbs[] = {
      cli_run_usage, cli_run_help}, /* tools/cli/cmd_run.c keeps run's usage and help */
     {"compare", cmd_compare,
      "Compare fp32 with emulated GPU precision (one model), or two models.",
-     "litegpu compare MODEL [--precision f16|f32_f16] [--input NAME=FILE.npy | --fill F | --seed S] [--tol T] [--floor F] [--corr C] [--max-rel R] [--all] [--threads N] [--json] | litegpu compare A.tflite B.tflite [--input ...] [--random N] [--seed S] [--atol A] [--rtol R] [--threads N] [--json]",
+     "litegpu compare MODEL [--precision f16|f32_f16] [--input NAME=FILE.npy | --fill F | --seed S] [--tol T] [--floor F] [--corr C] [--max-rel R] [--all] [--threads N] [--json] | litegpu compare A.tflite B.tflite [--input ...] [--random N] [--seed S] [--atol A] [--rtol R] [--int-arith tflite|xnnpack] [--threads N] [--json]",
      "Precision mode runs MODEL in f32 and in the emulated precision on the same input (by\n"
      "default random:1, uniform in [-1, 1); the report names the input used) and reports, for\n"
      "every tensor, max abs/rel error, cosine, Pearson correlation, NMSE, the judge's score and\n"
@@ -168,6 +168,7 @@ static const cli_verb verbs[] = {
      "  --all               list every tensor (default: only the interesting ones on big models)\n"
      "  --random N          random inputs after the golden one (default 8)\n"
      "  --atol A, --rtol R  allclose tolerances (default 1e-4, 1e-3)\n"
+     "  --int-arith A       two models: quantized kernels' arithmetic, tflite (default) or xnnpack\n"
      "  --threads N         worker threads for the heavy kernels (default 1; results do not depend on it)\n"
      "  --json              print the report as JSON\n"
      "  -h, --help          show this help\n"},
