@@ -4,9 +4,10 @@
 // Usage:
 //   node --no-liftoff peers/litert_run.js --fill half|pattern[,..] --out DIR [-v] MODEL [MODEL ...]
 //
-//   --fill F   input fill, repeatable or comma-separated (half, pattern). Each input tensor's flat
-//              buffer is filled with  half:    x[i] = 0.5
-//                                     pattern: x[i] = ((i*7919 + 13) % 1009) / 1009
+//   --fill F   input fill, repeatable or comma-separated (half, pattern). Each float32 input
+//              tensor's flat buffer is filled with  half:    x[i] = 0.5
+//                                                   pattern: x[i] = ((i*7919 + 13) % 1009) / 1009
+//              integer inputs (int32, int8, ...; not int64) are zeros, as verify's page fills them
 //   --out DIR  writes DIR/<model basename without .tflite>/<fill>/{input,output}_<k>.npy
 //              (NumPy format 1.0, little-endian, C order; '<f4' for float32, '<i4' for int32, ...)
 //   -v         pass the runtime's own log lines through to stderr
@@ -26,7 +27,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { captureConsole, loadLiteRtNode } = require('./litert_node.js');
-const { FILLS, writeNpy } = require('./npy.js');
+const { DTYPE_ARRAY, FILLS, writeNpy } = require('./npy.js');
 
 const USAGE = 'usage: node --no-liftoff peers/litert_run.js --fill half|pattern[,..] --out DIR [-v] MODEL [MODEL ...]';
 
@@ -67,13 +68,19 @@ let errorSink = [];   // ERROR lines seen since the last reset
 
 function makeInput(detail, fill) {
   const shape = Array.from(detail.shape);
-  if (detail.dtype !== 'float32') throw new Error(`input ${detail.index} has dtype ${detail.dtype}; only float32 inputs are supported`);
   if (shape.some((d) => !(d > 0))) throw new Error(`input ${detail.index} has dynamic shape [${shape}]`);
   const n = shape.reduce((a, b) => a * b, 1);
+  if (detail.dtype !== 'float32') {
+    // integer inputs (token ids, indices) get zeros, as peers/verify/page.mjs fills them
+    const C = DTYPE_ARRAY[detail.dtype];
+    if (!C || C === BigInt64Array || C === BigUint64Array)
+      throw new Error(`input ${detail.index} has dtype ${detail.dtype}; only float32 and integer inputs are supported`);
+    return { data: new C(n), shape, dtype: detail.dtype };
+  }
   const data = new Float32Array(n);
   const f = FILLS[fill];
   for (let i = 0; i < n; i++) data[i] = f(i);
-  return { data, shape };
+  return { data, shape, dtype: 'float32' };
 }
 
 // Compile one model, run it with each fill; returns one result object per fill.
@@ -105,8 +112,8 @@ async function runModel(litert, modelPath, fills, outRoot) {
         for (const { data, shape } of ins) inputs.push(new litert.Tensor(data, shape));
         if (!errorSink.length) outputs.push(...await model.run(inputs));
         if (errorSink.length) throw new Error(errorSink.join('; '));
-        res.inputs = ins.map(({ data, shape }, k) => ({
-          index: k, shape, dtype: 'float32', file: writeNpy(dir, `input_${k}.npy`, data, shape) }));
+        res.inputs = ins.map(({ data, shape, dtype }, k) => ({
+          index: k, shape, dtype, file: writeNpy(dir, `input_${k}.npy`, data, shape) }));
         res.outputs = outputs.map((t, k) => {
           const data = t.toTypedArray();
           const shape = Array.from(t.type.layout.dimensions);

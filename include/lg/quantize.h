@@ -39,7 +39,11 @@
  *                 int8-weights'; the activations part adds calibration ranges).
  *
  * Weights that are FLOAT16 constants read through DEQUANTIZE (an fp16 model) are quantized
- * from their exact float values: the DEQUANTIZE stays and reads the new constant.
+ * from their exact float values: the DEQUANTIZE stays and reads the new constant; the FLOAT16
+ * biases of the ops whose weights were quantized become FLOAT32 constants of the same values
+ * (TFLite's weight-only form). A weight whose quantized form (data, scales and zero points)
+ * would not be smaller than it is stored stays as it is (reported as skipped): FLOAT16
+ * depthwise kernels of 3x3 (18 B per channel against 9 + 12 B in INT8).
  *
  * Exclusion: an op matches an exclude pattern when the pattern is its op name
  * (case-insensitive, "FULLY_CONNECTED") or a POSIX extended regular expression (regcomp)
@@ -116,7 +120,9 @@ typedef struct lg_quant_options {
 /* One constant converted. Indices are the input model's. */
 typedef struct lg_quant_weight {
     int32_t tensor;            /* the float tensor the ops read (its values changed) */
-    char name[96];
+    char *name;                /* its name (owned by the report) */
+    char *stored;              /* the name of the constant now holding it (NAME_fp16, NAME_int8,
+                                  NAME_int4, or NAME for an fp16 weight's constant); owned */
     int32_t op;                /* its first reader */
     int32_t code;              /* that op's builtin code */
     int8_t from_type;          /* as stored before: FLOAT32, or FLOAT16 (read through DEQUANTIZE) */
@@ -136,7 +142,7 @@ typedef struct lg_quant_weight {
 /* A constant left as it was, and why. */
 typedef struct lg_quant_skip {
     int32_t tensor;
-    char name[96];
+    char *name;                /* owned by the report */
     int32_t op;                /* the reader it was found at */
     bool excluded;             /* by an exclude pattern (else: not convertible) */
     char why[128];

@@ -96,7 +96,8 @@ static lg_status add_skip(qctx *c, int32_t t, int32_t op, bool excluded, const c
     s->op = op;
     s->excluded = excluded;
     const char *nm = ssg(c)->tensors[t].name;
-    snprintf(s->name, sizeof s->name, "%s", nm ? nm : "");
+    s->name = strdup(nm ? nm : "");
+    if (!s->name) return lgi_fail(c->err, LG_ERR_NOMEM, "out of memory");
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(s->why, sizeof s->why, fmt, ap);
@@ -115,9 +116,20 @@ static lg_quant_weight *add_weight(qctx *c, int32_t t, int32_t op) {
     w->code = lg_op_builtin(c->src, &ssg(c)->ops[op]);
     w->axis = -1;
     const char *nm = ssg(c)->tensors[t].name;
-    snprintf(w->name, sizeof w->name, "%s", nm ? nm : "");
+    w->name = strdup(nm ? nm : "");
     w->numel = lg_tensor_numel(&ssg(c)->tensors[t]);
+    if (!w->name) {
+        r->n_weights--;
+        return NULL;
+    }
     return w;
+}
+
+/* The name of the copy's tensor that now holds w's data. */
+static lg_status set_stored(qctx *c, lg_quant_weight *w, int32_t t) {
+    const char *nm = c->m->subgraphs[0].tensors[t].name;
+    w->stored = strdup(nm ? nm : "");
+    return w->stored ? LG_OK : lgi_fail(c->err, LG_ERR_NOMEM, "out of memory");
 }
 
 /* ------------------------------------------------------------------ checks before */
@@ -271,8 +283,10 @@ static lg_status do_fp16(qctx *c) {
         w->bytes_after = (uint64_t)w->numel * 2;
         w->max_abs = ma;
         w->max_err = me;
-        LG_TRY(lg_const_to_fp16(c->m, 0, (int32_t)t, c->n_inserted, NULL, c->err));
+        int32_t h = -1;
+        LG_TRY(lg_const_to_fp16(c->m, 0, (int32_t)t, c->n_inserted, &h, c->err));
         c->n_inserted++;
+        LG_TRY(set_stored(c, w, h));
     }
     return LG_OK;
 }
@@ -382,8 +396,18 @@ static const char *readers_agree(const qctx *c, int32_t w, int32_t axis, int32_t
     return NULL;
 }
 
+/* w is a constant, or the output of a DEQUANTIZE of a constant: a weight to consider. */
+static bool stored_weight(const qctx *c, int32_t w) {
+    if (lg_tensor_is_const(c->src, 0, w)) return true;
+    int32_t p = lg_graph_producer(c->g, w);
+    const lg_op *op = p >= 0 ? &ssg(c)->ops[p] : NULL;
+    return op && lg_op_builtin(c->src, op) == LG_OP_DEQUANTIZE && op->n_inputs == 1 && op->inputs[0] >= 0 &&
+           lg_tensor_is_const(c->src, 0, op->inputs[0]);
+}
+
 static lg_status quantize_one(qctx *c, uint32_t op, int32_t w, int32_t axis) {
     const lg_subgraph *sg = ssg(c);
+    if (!stored_weight(c, w)) return LG_OK; /* computed at run time (attention, a graph input): not a weight */
     int32_t bad_op = (int32_t)op;
     bool excluded = false;
     const char *why = readers_agree(c, w, axis, &bad_op, &excluded);
@@ -404,6 +428,17 @@ static lg_status quantize_one(qctx *c, uint32_t op, int32_t w, int32_t axis) {
     f.axis = c->o->per_tensor ? -1 : axis;
     f.block = 0;
     if (c->o->block_size && x->rank == 2 && axis == 0 && x->shape[1] % (int32_t)c->o->block_size == 0) f.block = c->o->block_size;
+    /* a weight whose stored form would not be smaller stays as it is (a FLOAT16 3x3 depthwise
+       kernel: 9 values per channel take 18 B, INT8 9 B + a 4 B scale + an 8 B zero point) */
+    const int64_t n = lg_tensor_numel(x);
+    const uint64_t n_s = f.block ? (uint64_t)(n / f.block) : f.axis >= 0 ? (uint64_t)x->shape[f.axis] : 1;
+    const uint64_t after = (f.type == LG_INT4 ? (uint64_t)(n + 1) / 2 : (uint64_t)n) + (f.block ? 2 : 12) * n_s;
+    const uint64_t before = (uint64_t)n * (from == LG_FLOAT16 ? 2 : 4);
+    if (after >= before) {
+        free(v);
+        return add_skip(c, w, (int32_t)op, false, "as %s it would take %llu B with its scales, not less than the %llu B it takes as %s",
+                        lg_dtype_name(f.type), (unsigned long long)after, (unsigned long long)before, lg_dtype_name(from));
+    }
     lgq_result res;
     lg_status st = lgq_store_weight(c->m, 0, w, v, &f, &res, c->err);
     free(v);
@@ -419,6 +454,7 @@ static lg_status quantize_one(qctx *c, uint32_t op, int32_t w, int32_t axis) {
     rw->bytes_after = res.bytes;
     rw->max_abs = res.max_abs;
     rw->max_err = res.max_err;
+    LG_TRY(set_stored(c, rw, res.qtensor));
     if (deq >= 0) /* the DEQUANTIZE of the fp16 constant reads the new one; the copy's op index is shifted */
         return lg_op_set_input(c->m, 0, (uint32_t)deq + c->n_inserted, 0, res.qtensor, c->err);
     c->m->subgraphs[0].tensors[w].buffer = 0; /* now computed by the DEQUANTIZE */
@@ -542,7 +578,7 @@ static void make_metadata(const qctx *c, char *buf, size_t cap) {
     }
     JPUT("],\"calibration\":[");
     for (uint32_t k = 0; k < o->n_calib_files; k++) {
-        JPUT("%s{\"file\":\"", k ? "," : "");
+        JPUT("%s{\"path\":\"", k ? "," : "");
         json_esc(buf, cap, &len, o->calib_files[k].name);
         JPUT("\",\"sha256\":\"");
         json_esc(buf, cap, &len, o->calib_files[k].sha256);
@@ -619,6 +655,11 @@ static lg_status check_verdict(const lg_model *m, const lg_quant_options *o, boo
 
 void lg_quant_report_free(lg_quant_report *r) {
     if (!r) return;
+    for (uint32_t i = 0; r->weights && i < r->n_weights; i++) {
+        free(r->weights[i].name);
+        free(r->weights[i].stored);
+    }
+    for (uint32_t i = 0; r->skipped && i < r->n_skipped; i++) free(r->skipped[i].name);
     free(r->weights);
     free(r->skipped);
     free(r->exclude_hits);

@@ -111,32 +111,38 @@ LG_TEST(quant_snr) {
 
 /* ------------------------------------------------------------------ models */
 
-/* x [1,2,2,2] -> CONV_2D 1x1 (w [3,1,1,2], b [3]) -> c [1,2,2,3] -> FULLY_CONNECTED (w [2,12],
-   b [2]) -> y [1,2]. fp16: the conv's weights and bias are FLOAT16 constants read through
-   DEQUANTIZE (an fp16 model). */
-static const float conv_w[6] = {0.5f, -1.0f, 127.0f, 62.5f, 0, 0};
+/* x [1,2,2,16] -> CONV_2D 1x1 (w [3,1,1,16], b [3]) -> c [1,2,2,3] -> FULLY_CONNECTED (w [2,12],
+   b [2]) -> y [1,2]. The conv's channels: ch0 [0.5, -1, 0 x 14], ch1 [127, 62.5, 0 x 14], ch2
+   zeros (16 values per channel: INT8 16 + 12 B is less than FLOAT16's 32). fp16: the conv's
+   weights and bias are FLOAT16 constants read through DEQUANTIZE (an fp16 model). */
+static float conv_w[48];
 static const float conv_b[3] = {0.25f, -0.5f, 1.0f};
 
 static lg_model *small_model(bool fp16) {
+    memset(conv_w, 0, sizeof conv_w);
+    conv_w[0] = 0.5f;
+    conv_w[1] = -1.0f;
+    conv_w[16] = 127.0f;
+    conv_w[17] = 62.5f;
     lg_model *m = NULL;
     lg_error e;
     if (lg_model_new(NULL, NULL, &m, &e) != LG_OK) return NULL;
     lg_builder b;
     lg_builder_init(&b, m, 0);
-    int32_t x = lg_b_tensor(&b, "x", LG_FLOAT32, LG_DIMS(1, 2, 2, 2));
+    int32_t x = lg_b_tensor(&b, "x", LG_FLOAT32, LG_DIMS(1, 2, 2, 16));
     int32_t w, bias;
     if (fp16) {
-        uint16_t hw[6], hb[3];
-        for (int i = 0; i < 6; i++) hw[i] = lg_float_to_half(conv_w[i] / 64.0f); /* 127/64 etc: exact halves */
+        uint16_t hw[48], hb[3];
+        for (int i = 0; i < 48; i++) hw[i] = lg_float_to_half(conv_w[i] / 64.0f); /* 127/64 etc: exact halves */
         for (int i = 0; i < 3; i++) hb[i] = lg_float_to_half(conv_b[i]);
-        int32_t wh = lg_b_const(&b, "conv/w16", LG_FLOAT16, LG_DIMS(3, 1, 1, 2), hw, sizeof hw);
+        int32_t wh = lg_b_const(&b, "conv/w16", LG_FLOAT16, LG_DIMS(3, 1, 1, 16), hw, sizeof hw);
         int32_t bh = lg_b_const(&b, "conv/b16", LG_FLOAT16, LG_DIMS(3), hb, sizeof hb);
-        w = lg_b_tensor(&b, "conv/w", LG_FLOAT32, LG_DIMS(3, 1, 1, 2));
+        w = lg_b_tensor(&b, "conv/w", LG_FLOAT32, LG_DIMS(3, 1, 1, 16));
         bias = lg_b_tensor(&b, "conv/b", LG_FLOAT32, LG_DIMS(3));
         lg_b_op_v(&b, LG_OP_DEQUANTIZE, 3, LG_IDS(wh), LG_IDS(w), LG_OPTS_NONE, NULL);
         lg_b_op_v(&b, LG_OP_DEQUANTIZE, 3, LG_IDS(bh), LG_IDS(bias), LG_OPTS_NONE, NULL);
     } else {
-        w = lg_b_const_f32(&b, "conv/w", LG_DIMS(3, 1, 1, 2), conv_w);
+        w = lg_b_const_f32(&b, "conv/w", LG_DIMS(3, 1, 1, 16), conv_w);
         bias = lg_b_const_f32(&b, "conv/b", LG_DIMS(3), conv_b);
     }
     int32_t c = lg_b_tensor(&b, "c", LG_FLOAT32, LG_DIMS(1, 2, 2, 3));
@@ -205,7 +211,7 @@ LG_TEST(quant_int8_weights_per_channel) {
     lg_quant_options o = opts(LG_QUANT_INT8_WEIGHTS);
     CHECK_OK(lg_quantize(m, &o, &q, &r, &e), &e);
     if (!q || !r) goto out;
-    /* the conv weights: INT8 [3,1,1,2], 3 scales along axis 0, q as derived above */
+    /* the conv weights: INT8 [3,1,1,16], 3 scales along axis 0, q as derived above */
     int32_t t = find_tensor(q, "conv/w_int8");
     CHECK(t >= 0);
     if (t >= 0) {
@@ -214,8 +220,13 @@ LG_TEST(quant_int8_weights_per_channel) {
         CHECK(x->quant && x->quant->n_scale == 3 && x->quant->quantized_dimension == 0 && x->quant->n_zero_point == 3);
         if (x->quant) CHECK(x->quant->scale[0] == 1.0f / 127.0f && x->quant->scale[1] == 1.0f && x->quant->scale[2] == 1.0f);
         const int8_t *d = (const int8_t *)lg_tensor_buffer(q, x)->data;
-        const int8_t want[6] = {64, -127, 127, 63, 0, 0};
-        for (int i = 0; i < 6; i++) CHECK_EQ_INT(d[i], want[i]);
+        CHECK_EQ_INT(d[0], 64);
+        CHECK_EQ_INT(d[1], -127);
+        CHECK_EQ_INT(d[16], 127);
+        CHECK_EQ_INT(d[17], 63);
+        int nz = 0;
+        for (int i = 0; i < 48; i++) nz += d[i] != 0;
+        CHECK_EQ_INT(nz, 4);
     }
     /* FC weights [2,12]: row 0 all 2 (inv 63.5 -> 127), row 1 -3, 1.5 (-127, 64) */
     t = find_tensor(q, "fc/w_int8");
@@ -232,12 +243,12 @@ LG_TEST(quant_int8_weights_per_channel) {
     CHECK_EQ_INT(lg_op_builtin(q, d0), LG_OP_DEQUANTIZE);
     CHECK_EQ_INT(q->opcodes[d0->opcode_index].version, 5);
     CHECK_STR(q->subgraphs[0].tensors[d0->outputs[0]].name, "conv/w");
-    /* sizes: conv 6 + 12 x 3 = 42 B, FC 24 + 12 x 2 = 48 B; before 4 B per param */
+    /* sizes: conv 48 + 12 x 3 = 84 B, FC 24 + 12 x 2 = 48 B; before 4 B per param */
     CHECK_EQ_INT(r->n_weights, 2);
-    CHECK_EQ_INT(r->weights_before, 120);
-    CHECK_EQ_INT(r->weights_after, 90);
-    CHECK_EQ_INT(r->weights_fp32, 120);
-    CHECK_EQ_INT(r->n_params, 30);
+    CHECK_EQ_INT(r->weights_before, 288);
+    CHECK_EQ_INT(r->weights_after, 132);
+    CHECK_EQ_INT(r->weights_fp32, 288);
+    CHECK_EQ_INT(r->n_params, 72);
     CHECK_EQ_INT(r->weights[0].n_scales, 3);
     CHECK_EQ_INT(r->weights[0].axis, 0);
     /* every weight within half a step of its channel: ch1 62.5 -> 63 is 0.5 off (scale 1) */
@@ -289,8 +300,8 @@ LG_TEST(quant_int8_per_tensor_and_int4) {
     o.no_measure = true;
     CHECK_OK(lg_quantize(m, &o, &q, &r, &e), &e);
     if (q && r) {
-        /* one scale each: conv 6 + 12, FC 24 + 12; FC r = 3: row 0 2 x (127/3) = 84.67 -> 85 */
-        CHECK_EQ_INT(r->weights_after, 54);
+        /* one scale each: conv 48 + 12, FC 24 + 12; FC r = 3: row 0 2 x (127/3) = 84.67 -> 85 */
+        CHECK_EQ_INT(r->weights_after, 96);
         int32_t t = find_tensor(q, "fc/w_int8");
         const lg_tensor *x = t >= 0 ? &q->subgraphs[0].tensors[t] : NULL;
         CHECK(x && x->quant && x->quant->n_scale == 1);
@@ -308,17 +319,19 @@ LG_TEST(quant_int8_per_tensor_and_int4) {
     o.no_measure = true;
     CHECK_OK(lg_quantize(m, &o, &q, &r, &e), &e);
     if (q && r) {
-        /* conv: 3 bytes + 12 x 3; FC: 12 bytes + 12 x 2 */
-        CHECK_EQ_INT(r->weights_after, 75);
+        /* conv: 24 bytes + 12 x 3; FC: 12 bytes + 12 x 2 */
+        CHECK_EQ_INT(r->weights_after, 96);
         int32_t t = find_tensor(q, "conv/w_int4");
         const lg_tensor *x = t >= 0 ? &q->subgraphs[0].tensors[t] : NULL;
         CHECK(x && x->type == LG_INT4);
         if (x) {
-            /* ch0 [0.5, -1] inv 7: [4, -7] -> 0x94; ch1 [127, 62.5] inv 7/127: [7, 3] -> 0x37; ch2 0 */
+            /* ch0 [0.5, -1, 0...] inv 7: [4, -7] -> byte 0 = 0x94; ch1 (from element 16, byte 8)
+               [127, 62.5] inv 7/127: [7, 3] -> 0x37; ch2 (byte 16) zeros */
             const uint8_t *d = lg_tensor_buffer(q, x)->data;
             CHECK_EQ_INT(d[0], 0x94);
-            CHECK_EQ_INT(d[1], 0x37);
-            CHECK_EQ_INT(d[2], 0x00);
+            CHECK_EQ_INT(d[1], 0x00);
+            CHECK_EQ_INT(d[8], 0x37);
+            CHECK_EQ_INT(d[16], 0x00);
             CHECK(x->quant && x->quant->scale[1] == 127.0f / 7.0f);
         }
         CHECK_EQ_INT(q->opcodes[q->subgraphs[0].ops[0].opcode_index].version, 6);
@@ -383,10 +396,10 @@ LG_TEST(quant_fp16_mode) {
     lg_quant_options o = opts(LG_QUANT_FP16);
     CHECK_OK(lg_quantize(m, &o, &q, &r, &e), &e);
     if (q && r) {
-        /* the four FLOAT32 constants (6 + 3 + 24 + 2 = 35 values): 140 -> 70 B */
+        /* the four FLOAT32 constants (48 + 3 + 24 + 2 = 77 values): 308 -> 154 B */
         CHECK_EQ_INT(r->n_weights, 4);
-        CHECK_EQ_INT(r->weights_before, 140);
-        CHECK_EQ_INT(r->weights_after, 70);
+        CHECK_EQ_INT(r->weights_before, 308);
+        CHECK_EQ_INT(r->weights_after, 154);
         CHECK_EQ_INT(count_ops(q, LG_OP_DEQUANTIZE), 4);
         int32_t t = find_tensor(q, "conv/w_fp16");
         CHECK(t >= 0 && q->subgraphs[0].tensors[t].type == LG_FLOAT16);
@@ -434,10 +447,11 @@ LG_TEST(quant_weights_from_fp16_model) {
         /* the conv weights come from FLOAT16: quantized from their values (w / 64: ch1 r =
            127/64, inv 64: 62.5/64 * 64 = 62.5 -> 63 as in the float case) */
         CHECK_EQ_INT(r->weights[0].from_type, LG_FLOAT16);
-        CHECK_EQ_INT(r->weights[0].bytes_before, 12);
+        CHECK_EQ_INT(r->weights[0].bytes_before, 96);
+        CHECK_EQ_INT(r->weights[0].bytes_after, 84);
         int32_t t = find_tensor(q, "conv/w_int8");
         CHECK(t >= 0);
-        if (t >= 0) CHECK_EQ_INT(((const int8_t *)lg_tensor_buffer(q, &q->subgraphs[0].tensors[t])->data)[3], 63);
+        if (t >= 0) CHECK_EQ_INT(((const int8_t *)lg_tensor_buffer(q, &q->subgraphs[0].tensors[t])->data)[17], 63);
         /* the weight DEQUANTIZE reads the INT8 constant; the fp16 bias is now FLOAT32 and its
            DEQUANTIZE gone; the FC weights get a DEQUANTIZE of their own: 2 in all */
         CHECK_EQ_INT(r->n_bias_fp32, 1);
@@ -448,7 +462,7 @@ LG_TEST(quant_weights_from_fp16_model) {
         CHECK(find_tensor(q, "conv/w16") < 0 && find_tensor(q, "conv/b16") < 0); /* compacted away */
         /* the manifest, escaped */
         const char *md = metadata(q, "litegpu.quantize");
-        CHECK(md && strstr(md, "{\"file\":\"a.npy\",\"sha256\":\"00ff\"}"));
+        CHECK(md && strstr(md, "{\"path\":\"a.npy\",\"sha256\":\"00ff\"}"));
         CHECK(md && strstr(md, "b \\\"x\\\".npy"));
     }
     lg_quant_report_free(r);
@@ -550,4 +564,68 @@ LG_TEST(quant_const_to_fp16_building_block) {
     /* near miss: the tensor is no longer a FLOAT32 constant */
     CHECK(lg_const_to_fp16(m, 0, t, 0, NULL, &e) == LG_ERR_INVALID_ARG);
     lg_model_free(m);
+}
+
+/* x [1,8,8,4] -> DEPTHWISE_CONV_2D k x k (FLOAT16 weights [1,k,k,4] through DEQUANTIZE) */
+static lg_model *dw_model(int k) {
+    lg_model *m = NULL;
+    lg_error e;
+    if (lg_model_new(NULL, NULL, &m, &e) != LG_OK) return NULL;
+    lg_builder b;
+    lg_builder_init(&b, m, 0);
+    uint16_t hw[100];
+    for (int i = 0; i < k * k * 4; i++) hw[i] = lg_float_to_half((float)(i % 7) - 3.0f);
+    const float bias[4] = {0, 0, 0, 0};
+    int32_t x = lg_b_tensor(&b, "x", LG_FLOAT32, LG_DIMS(1, 8, 8, 4));
+    int32_t wh = lg_b_const(&b, "dw/w16", LG_FLOAT16, LG_DIMS(1, k, k, 4), hw, (uint64_t)k * k * 4 * 2);
+    int32_t w = lg_b_tensor(&b, "dw/w", LG_FLOAT32, LG_DIMS(1, k, k, 4));
+    lg_b_op_v(&b, LG_OP_DEQUANTIZE, 3, LG_IDS(wh), LG_IDS(w), LG_OPTS_NONE, NULL);
+    int32_t bt = lg_b_const_f32(&b, "dw/b", LG_DIMS(4), bias);
+    int32_t y = lg_b_tensor(&b, "y", LG_FLOAT32, LG_DIMS(1, 8, 8, 4));
+    lg_depthwise_conv2d_options o;
+    lg_opts_init(LG_OPTS_DEPTHWISE_CONV2D_OPTIONS, &o, sizeof o);
+    o.stride_w = o.stride_h = 1;
+    o.depth_multiplier = 1;
+    lg_b_op_opts(&b, LG_OP_DEPTHWISE_CONV_2D, LG_IDS(x, w, bt), LG_IDS(y), LG_OPTS_DEPTHWISE_CONV2D_OPTIONS, &o);
+    lg_b_io(&b, LG_IDS(x), LG_IDS(y));
+    if (b.status != LG_OK) {
+        lg_model_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+LG_TEST(quant_weight_kept_when_not_smaller) {
+    /* FLOAT16 3x3 depthwise, 4 channels: 72 B. INT8: 36 + 12 x 4 = 84 B, not smaller: kept.
+       INT4: 18 + 48 = 66 B: stored. 5x5: INT8 100 + 48 = 148 B < 200 B: stored (near miss). */
+    struct { int k; lg_quant_mode mode; uint32_t n_weights; uint64_t after; } cases[] = {
+        {3, LG_QUANT_INT8_WEIGHTS, 0, 0},
+        {3, LG_QUANT_INT4_WEIGHTS, 1, 66},
+        {5, LG_QUANT_INT8_WEIGHTS, 1, 148},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        lg_model *m = dw_model(cases[i].k), *q = NULL;
+        CHECK(m != NULL);
+        if (!m) return;
+        lg_error e;
+        lg_quant_report *r = NULL;
+        lg_quant_options o = opts(cases[i].mode);
+        o.no_measure = true;
+        CHECK_OK(lg_quantize(m, &o, &q, &r, &e), &e);
+        if (r) {
+            CHECK_EQ_INT(r->n_weights, cases[i].n_weights);
+            CHECK_EQ_INT(r->weights_after, cases[i].after);
+            if (!cases[i].n_weights) {
+                CHECK(r->n_skipped == 1 && !r->skipped[0].excluded);
+                if (r->n_skipped) CHECK(strstr(r->skipped[0].why, "84 B with its scales, not less than the 72 B it takes as FLOAT16"));
+                CHECK(find_tensor(q, "dw/w16") >= 0); /* untouched */
+            } else {
+                CHECK_EQ_INT(r->weights[0].axis, 3);
+                CHECK_EQ_INT(r->weights[0].n_scales, 4);
+            }
+        }
+        lg_quant_report_free(r);
+        lg_model_free(q);
+        lg_model_free(m);
+    }
 }

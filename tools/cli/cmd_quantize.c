@@ -31,12 +31,14 @@ typedef struct q_manifest {
     char (*names)[512];
     char (*hex)[65];
     uint32_t n;
+    const char **sets;     /* the calibration sets' names, for the report */
 } q_manifest;
 
 static void manifest_free(q_manifest *mf) {
     free(mf->files);
     free(mf->names);
     free(mf->hex);
+    free(mf->sets);
     memset(mf, 0, sizeof *mf);
 }
 
@@ -68,8 +70,10 @@ static int make_manifest(const char *dir, const cli_calib *cal, const lg_tensor_
     mf->files = calloc(cap ? cap : 1, sizeof *mf->files);
     mf->names = calloc(cap ? cap : 1, sizeof *mf->names);
     mf->hex = calloc(cap ? cap : 1, sizeof *mf->hex);
-    if (!mf->files || !mf->names || !mf->hex) return cli_error("out of memory");
+    mf->sets = calloc(cal->n ? cal->n : 1, sizeof *mf->sets);
+    if (!mf->files || !mf->names || !mf->hex || !mf->sets) return cli_error("out of memory");
     for (uint32_t k = 0; k < cal->n; k++) {
+        mf->sets[k] = cal->names[k];
         if (n_in <= 1) {
             if (manifest_add(mf, cap, dir, cal->names[k])) return CLI_ERROR;
             continue;
@@ -219,6 +223,7 @@ static void weights_json(json_w *j, const lg_quant_report *r) {
         json_obj_open_flat(j);
         json_key_int(j, "tensor", w->tensor);
         json_key_str(j, "name", w->name);
+        json_key_str(j, "stored", w->stored);
         json_key_int(j, "op", w->op);
         json_key_str(j, "op_name", lg_builtin_name(w->code));
         json_key_str(j, "from", dtype(w->from_type));
@@ -342,7 +347,7 @@ static int print_json(const q_args *a, const lg_quant_report *r, uint64_t in_siz
     json_arr_open(&j);
     for (uint32_t k = 0; k < mf->n; k++) {
         json_obj_open_flat(&j);
-        json_key_str(&j, "file", mf->files[k].name);
+        json_key_str(&j, "path", mf->files[k].name);
         json_key_str(&j, "sha256", mf->files[k].sha256);
         json_obj_close(&j);
     }
@@ -454,7 +459,7 @@ static int load_inputs(const q_args *a, const lg_model *m, cli_inputs *in, cli_c
     if (!rc && a->calib) {
         o->cases = (const void *const *const *)cal->ptrs;
         o->n_cases = cal->n;
-        o->case_names = NULL;
+        o->case_names = mf->sets;
         o->calib_files = mf->files;
         o->n_calib_files = mf->n;
         if (isatty(2)) fprintf(stderr, "quantize: %u calibration input set(s) from %s\n", cal->n, a->calib);
