@@ -7,12 +7,12 @@
  * compacted, and the compaction's map ties every tensor of the result to the input's.
  */
 #include <ctype.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <string.h>
 #include <math.h>
 #include <regex.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check/op_version.h"
 #include "lg/graph.h"

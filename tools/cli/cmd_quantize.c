@@ -133,6 +133,9 @@ static void weights_text(const lg_quant_report *r) {
     }
     if (r->n_weights > shown) printf("    ... and %u more (--json lists every one)\n", r->n_weights - shown);
     if (r->n_already) printf("  %u constant%s already FLOAT16, left as they are\n", r->n_already, r->n_already == 1 ? "" : "s");
+    if (r->n_bias_fp32)
+        printf("  %u FLOAT16 bias%s of the quantized ops stored as FLOAT32 (the weight-only form: no DEQUANTIZE for them)\n",
+               r->n_bias_fp32, r->n_bias_fp32 == 1 ? "" : "es");
     for (uint32_t k = 0; k < r->n_exclude; k++)
         if (!r->exclude_hits[k]) printf("  exclude pattern %u matched no op\n", k + 1);
     if (r->n_skipped) {
@@ -170,8 +173,8 @@ static void parity_text(const lg_quant_report *r) {
                o->ref_max_abs, o->n_argmax_equal, o->n_cases, o->pass ? "passes" : "FAILS", o->worst_score);
     }
     if (r->first_divergent_op >= 0)
-        printf("  first divergent tensor (input %s): op %d %s, tensor %d \"%s\": score %.3g (%s)\n", r->case_names[0],
-               r->first_divergent_op, r->first_divergent_op_name, r->first_divergent_tensor, r->first_divergent_name,
+        printf("  first divergent tensor (input %s): \"%s\" (op %d %s of OUT, tensor %d): score %.3g (%s)\n", r->case_names[0],
+               r->first_divergent_name, r->first_divergent_op, r->first_divergent_op_name, r->first_divergent_tensor,
                r->first_divergent_score, r->first_divergent_why);
     else
         printf("  first divergent tensor: none of %u (every one within the judge's tolerance on input %s)\n",
@@ -214,6 +217,7 @@ static void weights_json(json_w *j, const lg_quant_report *r) {
     if (r->weights_fp32) json_double(j, (double)r->weights_after / (double)r->weights_fp32);
     else json_null(j);
     json_key_uint(j, "n_already_fp16", r->n_already);
+    json_key_uint(j, "n_bias_fp32", r->n_bias_fp32);
     json_key_uint(j, "n_excluded", r->n_excluded);
     json_key_uint(j, "n_skipped", r->n_skipped);
     json_key(j, "tensors");
