@@ -61,8 +61,8 @@ def sizes(report, dump):
         if t.get('type', 'FLOAT32') != to:
             bad.append('%s: stored as %s, the report says %s' % (stored, t.get('type', 'FLOAT32'), to))
         n = prod(t['shape'])
-        if n != w['numel']:
-            bad.append('%s: %d elements, the report says %d' % (stored, n, w['numel']))
+        if n != w['n_params']:
+            bad.append('%s: %d elements, the report says %d' % (stored, n, w['n_params']))
         data = len(bufs[t['buffer']].get('data', []))
         want = {'FLOAT16': 2 * n, 'INT8': n, 'INT4': (n + 1) // 2}[to]
         if data != want:

@@ -232,7 +232,7 @@ static void weights_json(json_w *j, const lg_quant_report *r) {
         json_key_str(j, "op_name", lg_builtin_name(w->code));
         json_key_str(j, "from", dtype(w->from_type));
         json_key_str(j, "to", dtype(w->to_type));
-        json_key_int(j, "numel", w->numel);
+        json_key_int(j, "n_params", w->numel);
         json_key(j, "axis");
         if (w->axis >= 0 && w->to_type != LG_FLOAT16) json_int(j, w->axis);
         else json_null(j);
