@@ -4,9 +4,10 @@
 // Usage:
 //   node --no-liftoff peers/litert_run.js --fill half|pattern[,..] --out DIR [-v] MODEL [MODEL ...]
 //
-//   --fill F   input fill, repeatable or comma-separated (half, pattern). Each input tensor's flat
-//              buffer is filled with  half:    x[i] = 0.5
-//                                     pattern: x[i] = ((i*7919 + 13) % 1009) / 1009
+//   --fill F   input fill, repeatable or comma-separated (half, pattern). Each float32 input
+//              tensor's flat buffer is filled with  half:    x[i] = 0.5
+//                                                   pattern: x[i] = ((i*7919 + 13) % 1009) / 1009
+//              integer inputs (int32, int8, ...; not int64) are zeros, as verify's page fills them
 //   --out DIR  writes DIR/<model basename without .tflite>/<fill>/{input,output}_<k>.npy
 //              (NumPy format 1.0, little-endian, C order; '<f4' for float32, '<i4' for int32, ...)
 //   -v         pass the runtime's own log lines through to stderr
@@ -26,7 +27,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { captureConsole, loadLiteRtNode } = require('./litert_node.js');
-const { FILLS, writeNpy } = require('./npy.js');
+const { DTYPE_ARRAY, FILLS, writeNpy } = require('./npy.js');
 
 const USAGE = 'usage: node --no-liftoff peers/litert_run.js --fill half|pattern[,..] --out DIR [-v] MODEL [MODEL ...]';
 
@@ -69,7 +70,6 @@ let errorSink = [];   // ERROR lines seen since the last reset
 // min(255, floor(256 * value)): half -> 128, pattern -> floor(256 * ((i*7919 + 13) % 1009) / 1009).
 function makeInput(detail, fill) {
   const shape = Array.from(detail.shape);
-  if (detail.dtype !== 'float32' && detail.dtype !== 'uint8') throw new Error(`input ${detail.index} has dtype ${detail.dtype}; only float32 and uint8 inputs are supported`);
   if (shape.some((d) => !(d > 0))) throw new Error(`input ${detail.index} has dynamic shape [${shape}]`);
   const n = shape.reduce((a, b) => a * b, 1);
   const f = FILLS[fill];
@@ -77,6 +77,13 @@ function makeInput(detail, fill) {
     const data = new Uint8Array(n);
     for (let i = 0; i < n; i++) data[i] = Math.min(255, Math.floor(256 * f(i)));
     return { data, shape, dtype: 'uint8' };
+  }
+  if (detail.dtype !== 'float32') {
+    // other integer inputs (token ids, indices) get zeros, as peers/verify/page.mjs fills them
+    const C = DTYPE_ARRAY[detail.dtype];
+    if (!C || C === BigInt64Array || C === BigUint64Array)
+      throw new Error(`input ${detail.index} has dtype ${detail.dtype}; only float32 and integer inputs are supported`);
+    return { data: new C(n), shape, dtype: detail.dtype };
   }
   const data = new Float32Array(n);
   for (let i = 0; i < n; i++) data[i] = f(i);

@@ -23,6 +23,7 @@
 #include "io/onnx/wire.h" /* lg_onnx_priv: the reader's mapping of the .onnx */
 #include "lg/graph.h"
 #include "lg/passes.h"
+#include "lg/quantize.h"
 #include "util/half.h"
 
 /* Constant data let go while lowering and converting goes back in batches of this many bytes
@@ -340,7 +341,8 @@ static void drop_float(lg_model *m, fp16_drop *d, uint32_t fb) {
     if (d->bytes >= RELEASE_BATCH) release_dropped(m, d);
 }
 
-/* Float constants with >= 16 elements: FLOAT16 constants + DEQUANTIZE (TFLite's fp16 form).
+/* Float constants with >= 16 elements: FLOAT16 constants + DEQUANTIZE (TFLite's fp16 form,
+   lg_const_to_fp16 of lg/quantize.h: clamped to +-65504, rounded to nearest even).
    A float buffer no other tensor uses is let go as we go, so that the peak is the fp32
    weights and not fp32 + fp16 (without memory for the bookkeeping, compaction does it). */
 static lg_status weights_fp16(lg_model *m, uint32_t *n_done, lg_error *err) {
@@ -363,32 +365,9 @@ static lg_status weights_fp16(lg_model *m, uint32_t *n_done, lg_error *err) {
     for (uint32_t t = 0; t < n_t && st == LG_OK; t++) {
         lg_tensor *x = &m->subgraphs[0].tensors[t];
         if (x->type != LG_FLOAT32 || !lg_tensor_is_const(m, 0, (int32_t)t)) continue;
-        int64_t n = lg_tensor_numel(x);
-        if (n < 16) continue;
-        const lg_buffer *b = lg_tensor_buffer(m, x);
-        uint16_t *h = malloc((size_t)n * 2);
-        if (!h) {
-            st = lgi_fail(err, LG_ERR_NOMEM, "out of memory");
-            break;
-        }
-        for (int64_t i = 0; i < n; i++) {
-            float f;
-            memcpy(&f, b->data + 4 * i, 4);
-            h[i] = lg_float_to_half(f);
-        }
-        char nm[300];
-        snprintf(nm, sizeof nm, "%s_fp16", x->name ? x->name : "");
-        int32_t ht = -1;
-        int32_t shape[LG_MAX_RANK];
-        uint32_t rank = x->rank;
-        memcpy(shape, x->shape, rank * sizeof *shape);
-        st = lg_subgraph_add_const(m, 0, nm, LG_FLOAT16, shape, rank, h, (uint64_t)n * 2, &ht, err);
-        free(h);
-        if (st != LG_OK) break;
-        uint32_t fb = m->subgraphs[0].tensors[t].buffer;
-        m->subgraphs[0].tensors[t].buffer = 0;
-        int32_t out = (int32_t)t;
-        st = lg_op_insert(m, 0, 0, LG_OP_DEQUANTIZE, NULL, 1, &ht, 1, &out, 1, LG_OPTS_NONE, NULL, err);
+        if (lg_tensor_numel(x) < 16) continue;
+        uint32_t fb = x->buffer;
+        st = lg_const_to_fp16(m, 0, (int32_t)t, 0, NULL, err); /* the form quantize --mode fp16 writes */
         if (st != LG_OK) break;
         (*n_done)++;
         drop_float(m, &d, fb);

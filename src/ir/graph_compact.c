@@ -35,6 +35,13 @@ static lg_status bad(cctx *c, const char *what, uint32_t s, uint32_t i, uint32_t
                     "refers to %lld of %llu", s, what, i, k, (long long)x, (unsigned long long)n);
 }
 
+/* The blockwise quantization of t (its scales and zero points are tensors of the subgraph,
+   kept and renumbered with t), or NULL. */
+static lg_blockwise_quantization *blockwise(const lg_tensor *t) {
+    if (!t->quant || t->quant->details_kind != LG_QDETAILS_BLOCKWISE_QUANTIZATION) return NULL;
+    return t->quant->details;
+}
+
 static lg_status check_ids(cctx *c, const char *what, uint32_t s, uint32_t i, const int32_t *ids,
                            uint32_t n, int optional, uint32_t limit) {
     if (n && !ids) return bad(c, what, s, i, 0, -1, limit);
@@ -51,9 +58,15 @@ static lg_status check_all(cctx *c) {
         const lg_subgraph *g = &m->subgraphs[s];
         if ((g->n_tensors && !g->tensors) || (g->n_ops && !g->ops))
             return bad(c, "arrays", s, 0, 0, -1, 0);
-        for (uint32_t t = 0; t < g->n_tensors; t++)
+        for (uint32_t t = 0; t < g->n_tensors; t++) {
             if (g->tensors[t].buffer >= m->n_buffers)
                 return bad(c, "tensor buffer", s, t, 0, g->tensors[t].buffer, m->n_buffers);
+            const lg_blockwise_quantization *bw = blockwise(&g->tensors[t]);
+            if (bw && !(bw->scales >= 0 && (uint32_t)bw->scales < g->n_tensors))
+                return bad(c, "tensor blockwise scales", s, t, 0, bw->scales, g->n_tensors);
+            if (bw && !(bw->zero_points == -1 || (bw->zero_points >= 0 && (uint32_t)bw->zero_points < g->n_tensors)))
+                return bad(c, "tensor blockwise zero points", s, t, 0, bw->zero_points, g->n_tensors);
+        }
         for (uint32_t i = 0; i < g->n_ops; i++) {
             const lg_op *op = &g->ops[i];
             if (op->opcode_index >= m->n_opcodes)
@@ -163,6 +176,11 @@ static lg_status build_maps(cctx *c) {
     for (uint32_t s = 0; s < m->n_subgraphs; s++) {
         const lg_subgraph *g = &m->subgraphs[s];
         int32_t *tm = c->tmap + c->tbase[s];
+        for (uint32_t t = 0; t < g->n_tensors; t++) {
+            const lg_blockwise_quantization *bw = tm[t] ? blockwise(&g->tensors[t]) : NULL;
+            if (bw) tm[bw->scales] = 1;
+            if (bw && bw->zero_points >= 0) tm[bw->zero_points] = 1;
+        }
         number(tm, g->n_tensors);
         for (uint32_t t = 0; t < g->n_tensors; t++)
             if (tm[t] >= 0) c->bmap[g->tensors[t].buffer] = 1;
@@ -232,6 +250,11 @@ static uint32_t commit_subgraph(cctx *c, uint32_t s) {
         if (tm[t] < 0) continue;
         g->tensors[tm[t]] = g->tensors[t];
         g->tensors[tm[t]].buffer = (uint32_t)c->bmap[g->tensors[t].buffer];
+        lg_blockwise_quantization *bw = blockwise(&g->tensors[tm[t]]);
+        if (bw) {
+            bw->scales = tm[bw->scales];
+            if (bw->zero_points >= 0) bw->zero_points = tm[bw->zero_points];
+        }
         kept++;
     }
     uint32_t removed = g->n_tensors - kept;

@@ -89,6 +89,15 @@ static lg_status check_quant(vctx *v, uint32_t s, uint32_t i, const lg_tensor *t
         const char *bad = opts_bad_vec(q->details_kind, q->details);
         if (bad) return TF(v, s, i, t, "quantization details field %s has a count but no data", bad);
     }
+    if (q->details_kind == LG_QDETAILS_BLOCKWISE_QUANTIZATION && q->details) {
+        /* its scales and zero points are tensors of the subgraph (-1: no zero points) */
+        const lg_blockwise_quantization *bw = q->details;
+        uint32_t nt = v->m->subgraphs[s].n_tensors;
+        if (bw->scales < 0 || (uint32_t)bw->scales >= nt)
+            return TF(v, s, i, t, "blockwise quantization scales tensor %d of %u", bw->scales, nt);
+        if (bw->zero_points < -1 || (bw->zero_points >= 0 && (uint32_t)bw->zero_points >= nt))
+            return TF(v, s, i, t, "blockwise quantization zero points tensor %d of %u", bw->zero_points, nt);
+    }
     return LG_OK;
 }
 

@@ -10,9 +10,10 @@
  *               static_cast compiles to on an ARM64 phone; C++ leaves it undefined).
  *               Integer -> narrower integer keeps the low bits; -> BOOL is x != 0.
  *   ZEROS_LIKE  zeros of the input's shape and type
- *   DEQUANTIZE  FLOAT16 -> FLOAT32 exactly; INT8/UINT8/INT16 affine, per tensor
- *               (float)(double(scale) * (q - zero_point)) or per channel along
- *               quantized_dimension scale[c] * (float)(q - zero_point[c]), as TFLite
+ *   DEQUANTIZE  FLOAT16 -> FLOAT32 exactly; INT8/UINT8/INT16 and packed INT4 affine, per
+ *               tensor (float)(double(scale) * (q - zero_point)) or per channel along
+ *               quantized_dimension scale[c] * (float)(q - zero_point[c]), as TFLite (INT4
+ *               unpacked to int8 first, as TFLite does); INT8/INT4 blockwise as ML Drift
  *   QUANTIZE    float -> INT8/UINT8/INT16, per tensor or per channel:
  *               round_half_away(x / scale) + zero_point, clamped; NaN gives raw 0.
  *               Requantization (integer input) is refused.
@@ -330,9 +331,26 @@ static lg_status read_quant(lgk_node *n, const lgk_tensor *t, const char *what, 
 
 /* ------------------------------------------------------------------ DEQUANTIZE */
 
+/* Blockwise quantization (schema BlockwiseQuantization): the scales (and zero points, when
+   given) are constant tensors of the subgraph, one per (channel along quantized_dimension,
+   block of block_size along the last axis); every other axis shares them. This is ML Drift's
+   BlockwiseDequantize (ml_drift/common/util.h: scale index (o, 0, ..., 0, l / group_size),
+   result static_cast<float>(scale * (val - zero_point))). TFLite's own DEQUANTIZE kernel
+   (tflite/kernels/dequantize.h) reads affine parameters only: on a blockwise tensor it has no
+   scale and LiteRT's CPU returns zeros (measured with LiteRT.js 2.5.3), so litegpu quantize
+   does not write this form; the interpreter runs it as the schema and ML Drift define it. */
+typedef struct blockq {
+    int64_t block;           /* elements per block along the last axis (0: not blockwise) */
+    float *scales;           /* per (channel, block), converted to float (arena) */
+    int32_t *zps;            /* per (channel, block), or NULL (zero) */
+    int64_t outer, n_ch, mid, len; /* input as [outer, n_ch, mid, len]: len the last axis */
+} blockq;
+
 typedef struct deq_state {
     qparams q;
+    blockq bq;
     int half;           /* FLOAT16 input */
+    int8_t *unpacked;   /* INT4 input: TFLite's UnpackPackedIntToInt8 target (arena) */
 } deq_state;
 
 /* Per tensor TFLite computes (float)(double(scale) * (q - zero_point)). While |q - zp| < 2^24
@@ -371,17 +389,126 @@ DEQ_FNS(i8, int8_t)
 DEQ_FNS(u8, uint8_t)
 DEQ_FNS(i16, int16_t)
 
+/* TFLite's UnpackPackedIntToInt8 (tflite/kernels/internal/portable_tensor_utils.cc) for 4
+   bits: element 2i is the low nibble of byte i, element 2i+1 the high one, both sign-extended;
+   an odd count leaves the last byte's high nibble unused. */
+static inline int8_t sext4(unsigned nib) { return (int8_t)((int)((nib & 15u) ^ 8u) - 8); }
+static void unpack_int4(const uint8_t *restrict src, int64_t n, int8_t *restrict dst) {
+    for (int64_t i = 0; i < n / 2; i++) {
+        dst[2 * i] = sext4(src[i]);
+        dst[2 * i + 1] = sext4((unsigned)src[i] >> 4);
+    }
+    if (n % 2) dst[n - 1] = sext4(src[n / 2]);
+}
+
+/* The subgraph holding the node's op (the blockwise parameters name tensors of it). */
+static const lg_subgraph *node_subgraph(const lgk_node *n) {
+    for (uint32_t s = 0; s < n->m->n_subgraphs; s++) {
+        const lg_subgraph *sg = &n->m->subgraphs[s];
+        if (sg->n_ops && n->op >= sg->ops && n->op < sg->ops + sg->n_ops) return sg;
+    }
+    return NULL;
+}
+
+/* The constant tensor `idx` of the op's subgraph with exactly `want` elements, or NULL and err. */
+static const lg_tensor *block_param(lgk_node *n, const lgk_tensor *x, int32_t idx, int64_t want, const char *what,
+                                    const lg_buffer **buf, lg_error *err) {
+    const lg_subgraph *sg = node_subgraph(n);
+    const lg_tensor *t = sg && idx >= 0 && (uint32_t)idx < sg->n_tensors ? &sg->tensors[idx] : NULL;
+    const lg_buffer *b = t ? lg_tensor_buffer(n->m, t) : NULL;
+    int bits = t ? lg_dtype_bits(t->type) : 0;
+    if (!t || !b || t->sparsity || bits <= 0 || lg_tensor_numel(t) != want ||
+        b->size != (uint64_t)(want * bits + 7) / 8) {
+        lgk_fail(n, LG_ERR_FORMAT, err, "input (tensor %d): blockwise %s tensor %d is not a dense constant of %lld values",
+                 x->index, what, idx, (long long)want);
+        return NULL;
+    }
+    *buf = b;
+    return t;
+}
+
+static lg_status read_blockwise(lgk_node *n, const lgk_tensor *x, blockq *bq, lg_error *err) {
+    const lg_quant *qu = x->ir->quant;
+    const lg_blockwise_quantization *d = qu->details;
+    int32_t qd = qu->quantized_dimension, r = (int32_t)x->rank;
+    if (!d || d->block_size <= 0 || r < 2 || qd < 0 || qd >= r - 1 || x->shape[r - 1] % d->block_size)
+        return lgk_fail(n, LG_ERR_FORMAT, err,
+                        "input (tensor %d): blockwise quantization with block size %d, quantized dimension %d does not fit its shape",
+                        x->index, d ? d->block_size : 0, qd);
+    bq->block = d->block_size;
+    bq->outer = bq->mid = 1;
+    for (int32_t k = 0; k < qd; k++) bq->outer *= x->shape[k];
+    for (int32_t k = qd + 1; k < r - 1; k++) bq->mid *= x->shape[k];
+    bq->n_ch = x->shape[qd];
+    bq->len = x->shape[r - 1];
+    const int64_t ns = bq->n_ch * (bq->len / bq->block);
+    const lg_buffer *b = NULL;
+    const lg_tensor *st = block_param(n, x, d->scales, ns, "scale", &b, err);
+    if (!st) return err ? err->status : LG_ERR_FORMAT;
+    if (st->type != LG_FLOAT16 && st->type != LG_FLOAT32)
+        return lgk_fail(n, LG_ERR_UNSUPPORTED, err, "input (tensor %d): blockwise scales of type %s (FLOAT16 or FLOAT32)",
+                        x->index, lg_dtype_name(st->type));
+    bq->scales = lgk_alloc(n, (size_t)ns * sizeof(float));
+    if (!bq->scales) return lgk_fail(n, LG_ERR_NOMEM, err, "out of memory");
+    for (int64_t k = 0; k < ns; k++) {
+        if (st->type == LG_FLOAT16) {
+            bq->scales[k] = lg_half_to_float(lgi_rd_u16(b->data + 2 * k));
+        } else {
+            uint32_t u = lgi_rd_u32(b->data + 4 * k);
+            memcpy(&bq->scales[k], &u, 4);
+        }
+    }
+    if (d->zero_points < 0) return LG_OK;
+    const lg_tensor *zt = block_param(n, x, d->zero_points, ns, "zero point", &b, err);
+    if (!zt) return err ? err->status : LG_ERR_FORMAT;
+    if (zt->type != LG_INT32 && zt->type != LG_INT8)
+        return lgk_fail(n, LG_ERR_UNSUPPORTED, err, "input (tensor %d): blockwise zero points of type %s (INT32 or INT8)",
+                        x->index, lg_dtype_name(zt->type));
+    bq->zps = lgk_alloc(n, (size_t)ns * sizeof(int32_t));
+    if (!bq->zps) return lgk_fail(n, LG_ERR_NOMEM, err, "out of memory");
+    for (int64_t k = 0; k < ns; k++)
+        bq->zps[k] = zt->type == LG_INT8 ? (int8_t)b->data[k] : (int32_t)lgi_rd_u32(b->data + 4 * k);
+    return LG_OK;
+}
+
+/* static_cast<float>(scale[s] * (val - zero_point[s])): a float times an int, in float. */
+static void deq_block(const blockq *bq, const int8_t *restrict x, float *restrict o) {
+    const int64_t nb = bq->len / bq->block;
+    for (int64_t a = 0; a < bq->outer; a++)
+        for (int64_t c = 0; c < bq->n_ch; c++)
+            for (int64_t mm = 0; mm < bq->mid; mm++) {
+                const int64_t base = ((a * bq->n_ch + c) * bq->mid + mm) * bq->len;
+                for (int64_t l = 0; l < bq->len; l++) {
+                    const int64_t s = c * nb + l / bq->block;
+                    const int32_t zp = bq->zps ? bq->zps[s] : 0;
+                    o[base + l] = bq->scales[s] * (float)((int32_t)x[base + l] - zp);
+                }
+            }
+}
+
 lg_status lgk_ew_dequantize_prepare(lgk_node *n, lg_error *err) {
     LG_TRY(lgk_ew_arity(n, 1, 1, err));
     const lgk_tensor *x = n->in[0];
     deq_state *s = lgk_alloc(n, sizeof *s);
     if (!s) return lgk_fail(n, LG_ERR_NOMEM, err, "out of memory");
+    const lg_quant *qu = x->ir ? x->ir->quant : NULL;
     if (lgk_ew_is_float(x) && x->ir->type == LG_FLOAT16) {
         s->half = 1;
-    } else if (x->type == LG_INT8 || x->type == LG_UINT8 || x->type == LG_INT16) {
-        LG_TRY(read_quant(n, x, "input", &s->q, err));
+    } else if (x->type == LG_INT8 || x->type == LG_UINT8 || x->type == LG_INT16 || x->type == LG_INT4) {
+        if (x->type == LG_INT4) {
+            /* packed: only a constant holds INT4 (the interpreter keeps its bytes as stored) */
+            if (!x->is_const || x->nbytes != (uint64_t)(x->numel + 1) / 2)
+                return lgk_fail(n, LG_ERR_UNSUPPORTED, err, "input (tensor %d): INT4 is supported as packed constant data only",
+                                x->index);
+            s->unpacked = lgk_alloc(n, (size_t)x->numel);
+            if (!s->unpacked) return lgk_fail(n, LG_ERR_NOMEM, err, "out of memory");
+        }
+        if (qu && qu->details_kind == LG_QDETAILS_BLOCKWISE_QUANTIZATION && (x->type == LG_INT8 || x->type == LG_INT4))
+            LG_TRY(read_blockwise(n, x, &s->bq, err));
+        else
+            LG_TRY(read_quant(n, x, "input", &s->q, err));
     } else {
-        return lgk_ew_bad_type(n, x, "FLOAT16, INT8, UINT8, INT16", err);
+        return lgk_ew_bad_type(n, x, "FLOAT16, INT8, UINT8, INT16, INT4", err);
     }
     LG_TRY(lgk_ew_out_type(n, LG_FLOAT32, err));
     LG_TRY(lgk_set_output(n, 0, LG_FLOAT32, x->shape, x->rank, err));
@@ -404,10 +531,19 @@ lg_status lgk_ew_dequantize_eval(lgk_node *n, lg_error *err) {
         }
         return LG_OK;
     }
+    const void *x = n->in[0]->data;
+    if (n->in[0]->type == LG_INT4) {
+        unpack_int4(x, cnt, s->unpacked);
+        x = s->unpacked;
+    }
+    if (s->bq.block) {
+        deq_block(&s->bq, x, o);
+        return LG_OK;
+    }
     switch (n->in[0]->type) {
-    case LG_INT8: deq_i8(&s->q, n->in[0]->data, o, cnt); break;
-    case LG_UINT8: deq_u8(&s->q, n->in[0]->data, o, cnt); break;
-    default: deq_i16(&s->q, n->in[0]->data, o, cnt); break;
+    case LG_INT8: case LG_INT4: deq_i8(&s->q, x, o, cnt); break;
+    case LG_UINT8: deq_u8(&s->q, x, o, cnt); break;
+    default: deq_i16(&s->q, x, o, cnt); break;
     }
     return LG_OK;
 }

@@ -7,7 +7,7 @@
 #  - --json: every verb's report is one object with "verb" (the verb), "model" (the path as
 #    given; null for check --list-rules/--explain and for verify with several models) and
 #    "ok" (true exactly when the exit code is 0); counts are n_* (no "ops"/"blockers"/"id"),
-#    on every verb (info, convert, check, fix, taps, run, compare in both modes, bench, verify).
+#    on every verb (info, convert, check, fix, taps, quantize, run, compare in both modes, bench, verify).
 # Env: LG (default build/litegpu).
 set -u
 cd "$(dirname "$0")/../.."
@@ -22,7 +22,7 @@ bad() { echo "FAIL $1${2:+: $2}"; fail=$((fail + 1)); }
 finish() { echo "cli_contract: $pass passed, $fail failed"; [ "$fail" -eq 0 ]; exit $?; }
 [ -x "$LG" ] || { bad "build" "$LG not built"; finish; }
 
-verbs=(info convert check fix taps run compare bench verify)
+verbs=(info convert check fix taps quantize run compare bench verify)
 
 # ---- help
 "$LG" help help >"$T/hh" 2>"$T/err"; rc=$?
@@ -62,6 +62,8 @@ expect_err "verify --dump-all (run's option)" verify "$MODEL" --dump-all "$T/d"
 expect_err "convert --no-prove without --optimize" convert "$MODEL" -o "$T/x.tflite" --no-prove
 expect_err "fix --precision (run's option)" fix "$MODEL" -o "$T/x.tflite" --precision f16
 expect_err "fix without -o" fix "$MODEL"
+expect_err "quantize without --mode" quantize "$MODEL" -o "$T/x.tflite"
+expect_err "quantize --precision (run's option)" quantize "$MODEL" -o "$T/x.tflite" --mode fp16 --precision f16
 expect_err "taps --tensors and --every" taps "$MODEL" -o "$T/x.tflite" --tensors a --every 2
 expect_err "help --bogus" help --bogus
 [ -e "$T/x.tflite" ] && bad "refused convert wrote nothing" || ok "refused convert wrote nothing"
@@ -122,6 +124,7 @@ run_json "check --explain --json" check - check --explain graph-size --json
 run_json "fix --json (ready)" fix "$MODEL" fix "$MODEL" -o "$T/f1.tflite" --json
 run_json "fix --json (still blocked: ok false, exit 1)" fix examples/blocked_net.tflite fix examples/blocked_net.tflite -o "$T/f2.tflite" --json
 run_json "taps --json" taps "$MODEL" taps "$MODEL" -o "$T/t1.tflite" --json
+run_json "quantize --json" quantize "$MODEL" quantize "$MODEL" -o "$T/q1.tflite" --mode int8-weights --json
 run_json "bench --json" bench "$MODEL" bench "$MODEL" --runs 2 --warmup 0 --json
 run_json "run --json" run "$MODEL" run "$MODEL" --json
 run_json "compare --json (precision)" compare "$MODEL" compare "$MODEL" --json

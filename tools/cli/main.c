@@ -99,6 +99,43 @@ static const cli_verb verbs[] = {
      "  --force             replace OUT if it exists\n"
      "  --json              print the report as JSON\n"
      "  -h, --help          show this help\n"},
+    {"quantize", cmd_quantize,
+     "Store the weights in fewer bits (fp16, int8 or int4 + DEQUANTIZE) and measure what it costs.",
+     "litegpu quantize MODEL -o OUT.tflite --mode fp16|int8-weights|int4-weights [--per-channel|--per-tensor] "
+     "[--exclude OP|NAME-REGEX]... [--input NAME=FILE.npy]... [--calib DIR] [--target mldrift|classic] "
+     "[--gpu any|mali|adreno|webgpu] [--force] [--json]",
+     "Storage only: every quantized constant is read through a DEQUANTIZE, the arithmetic stays\n"
+     "float. fp16: every FLOAT32 constant becomes FLOAT16 (clamped to +-65504, nearest even);\n"
+     "int8-weights / int4-weights: the weights of FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D,\n"
+     "TRANSPOSE_CONV and the tables of EMBEDDING_LOOKUP / GATHER become symmetric INT8 / packed\n"
+     "INT4 with zero point 0 and a scale per output channel (scale = max|w| / 127 or / 7, rounding\n"
+     "half away from zero, as TFLite's converter). Weights already FLOAT16 are quantized from their\n"
+     "values. Then the result runs against MODEL in fp32 on the inputs (--input, --calib; else the\n"
+     "pattern fill and 2 random ones): per output SNR, cosine, max abs error, argmax agreement;\n"
+     "the first tensor that diverges (the judge of compare); what the GPU does with the form; and\n"
+     "check's verdict before and after. OUT records the mode and the calibration files (sha256)\n"
+     "in its metadata \"litegpu.quantize\". MODEL may be ONNX (imported as convert does).\n"
+     "Exit code 0: written; 2: error (a model already quantized, an empty or mismatched --calib\n"
+     "folder, a .npy of the wrong shape: one line).\n"
+     "\n"
+     "options:\n"
+     "  -o, --output OUT        the file to write (required; never the input file)\n"
+     "  -m, --mode M            fp16, int8-weights or int4-weights (int8-dynamic and int8-static:\n"
+     "                          not yet)\n"
+     "  --per-channel           a scale per output channel (the default)\n"
+     "  --per-tensor            one scale per weight tensor\n"
+     "  --block N               refused: blockwise INT4 read through DEQUANTIZE does not run on\n"
+     "                          LiteRT (its DEQUANTIZE ignores BlockwiseQuantization: zeros)\n"
+     "  --exclude P             keep in float the ops named P (FULLY_CONNECTED) or whose output\n"
+     "                          tensor name matches the POSIX extended regex P (repeatable)\n"
+     "  -i, --input NAME=FILE.npy  an input for the parity runs (by name or index; repeatable)\n"
+     "  --calib DIR             more inputs: .npy files (one input), or one subfolder per set\n"
+     "                          holding NAME.npy per input; listed with sha256 in the metadata\n"
+     "  -t, --target T          the check after: mldrift (default) or classic\n"
+     "  --gpu G                 the GPU family for check: any (default), mali, adreno, webgpu\n"
+     "  --force                 replace OUT if it exists\n"
+     "  --json                  print the report as JSON\n"
+     "  -h, --help              show this help\n"},
     {"check", cmd_check,
      "Will the model run fully on the phone's GPU? If not: why, and what fixes it.",
      "litegpu check MODEL [--target mldrift|classic] [--gpu any|mali|adreno|webgpu] [--max-gpu-ops N] [--json] "

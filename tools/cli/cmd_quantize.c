@@ -1,0 +1,552 @@
+/* litegpu quantize MODEL -o OUT --mode M: store the weights in fewer bits (lg_quantize,
+   include/lg/quantize.h), report the sizes, the parity against MODEL on the inputs, what the
+   GPU does with the form and check's verdict after. Exit 0 written, 2 error. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "json.h"
+#include "lg/import.h"
+#include "lg/quantize.h"
+#include "lg/util.h"
+#include "run_common.h"
+
+#define MAX_WEIGHTS_TEXT 8u
+
+typedef struct q_args {
+    const char *model, *out, *mode, *block, *calib, *target, *gpu;
+    bool per_channel, per_tensor, json, force;
+    const char *exclude[64];
+    int n_exclude;
+    const char *inputs[64];
+    int n_inputs;
+} q_args;
+
+/* The calibration manifest: every file of the sets, with its sha256. */
+typedef struct q_manifest {
+    lg_quant_file *files;
+    char (*names)[512];
+    char (*hex)[65];
+    uint32_t n;
+    const char **sets;     /* the calibration sets' names, for the report */
+} q_manifest;
+
+static void manifest_free(q_manifest *mf) {
+    free(mf->files);
+    free(mf->names);
+    free(mf->hex);
+    free(mf->sets);
+    memset(mf, 0, sizeof *mf);
+}
+
+static int hash_file(const char *path, char hex[65]) {
+    cli_file f;
+    if (cli_file_open(path, &f) != 0) return CLI_ERROR;
+    uint8_t d[32];
+    lg_sha256(f.data, f.size, d);
+    lg_hex(d, sizeof d, hex);
+    cli_file_close(&f);
+    return CLI_OK;
+}
+
+static int manifest_add(q_manifest *mf, uint32_t cap, const char *dir, const char *rel) {
+    if (mf->n == cap) return cli_error("--calib: too many files");
+    char path[4700];
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    snprintf(mf->names[mf->n], sizeof mf->names[mf->n], "%s", rel);
+    if (hash_file(path, mf->hex[mf->n])) return CLI_ERROR;
+    mf->files[mf->n].name = mf->names[mf->n];
+    mf->files[mf->n].sha256 = mf->hex[mf->n];
+    mf->n++;
+    return CLI_OK;
+}
+
+/* The files cli_calib_load read: DIR/SET for one input, DIR/SET/NAME.npy (or K.npy) for more. */
+static int make_manifest(const char *dir, const cli_calib *cal, const lg_tensor_view *views, uint32_t n_in, q_manifest *mf) {
+    uint32_t cap = cal->n * (n_in > 1 ? n_in : 1);
+    mf->files = calloc(cap ? cap : 1, sizeof *mf->files);
+    mf->names = calloc(cap ? cap : 1, sizeof *mf->names);
+    mf->hex = calloc(cap ? cap : 1, sizeof *mf->hex);
+    mf->sets = calloc(cal->n ? cal->n : 1, sizeof *mf->sets);
+    if (!mf->files || !mf->names || !mf->hex || !mf->sets) return cli_error("out of memory");
+    for (uint32_t k = 0; k < cal->n; k++) {
+        mf->sets[k] = cal->names[k];
+        if (n_in <= 1) {
+            if (manifest_add(mf, cap, dir, cal->names[k])) return CLI_ERROR;
+            continue;
+        }
+        for (uint32_t i = 0; i < n_in; i++) {
+            char rel[600], path[4800];
+            struct stat st;
+            snprintf(rel, sizeof rel, "%s/%s.npy", cal->names[k], views[i].name ? views[i].name : "");
+            snprintf(path, sizeof path, "%s/%s", dir, rel);
+            if (stat(path, &st) != 0) snprintf(rel, sizeof rel, "%s/%u.npy", cal->names[k], i);
+            if (manifest_add(mf, cap, dir, rel)) return CLI_ERROR;
+        }
+    }
+    return CLI_OK;
+}
+
+/* ---------------------------------------------------------------- text */
+
+static const char *dtype(int t) { return lg_dtype_name(t); }
+
+static const char *granularity(const lg_quant_report *r) {
+    if (r->mode == LG_QUANT_FP16) return NULL;
+    return r->per_tensor ? "per-tensor" : r->block_size ? "blockwise" : "per-channel";
+}
+
+static void mode_line(const q_args *a, const lg_quant_report *r) {
+    printf("quantize ");
+    cli_write_path(stdout, a->model);
+    if (r->mode == LG_QUANT_FP16)
+        printf(": fp16 (FLOAT32 constants as FLOAT16 + DEQUANTIZE; inputs and outputs stay FLOAT32)\n");
+    else
+        printf(": %s (symmetric %s, %s, zero point 0, + DEQUANTIZE)\n", lg_quant_mode_name(r->mode),
+               r->mode == LG_QUANT_INT4_WEIGHTS ? "INT4 packed two per byte" : "INT8",
+               r->per_tensor ? "one scale per tensor" : r->block_size ? "a scale per block" : "a scale per output channel");
+}
+
+static void ratio_text(uint64_t a, uint64_t b) {
+    if (b) printf("%.3gx", (double)a / (double)b);
+    else printf("n/a");
+}
+
+static void weights_text(const lg_quant_report *r) {
+    const char *to = r->mode == LG_QUANT_FP16 ? "FLOAT16" : r->mode == LG_QUANT_INT4_WEIGHTS ? "INT4" : "INT8";
+    printf("  %u %s stored as %s: %lld params, %llu -> %llu B (", r->n_weights,
+           r->mode == LG_QUANT_FP16 ? "constants" : "weights", to, (long long)r->n_params,
+           (unsigned long long)r->weights_before, (unsigned long long)r->weights_after);
+    ratio_text(r->weights_after, r->weights_fp32);
+    printf(" of the %llu B they take as FLOAT32)\n", (unsigned long long)r->weights_fp32);
+    uint32_t shown = r->n_weights < MAX_WEIGHTS_TEXT ? r->n_weights : MAX_WEIGHTS_TEXT;
+    for (uint32_t i = 0; i < shown; i++) {
+        const lg_quant_weight *w = &r->weights[i];
+        const char *op = lg_builtin_name(w->code);
+        printf("    op %d %s \"%s\": %s -> %s", w->op, op ? op : "?", w->name, dtype(w->from_type), dtype(w->to_type));
+        if (w->to_type != LG_FLOAT16) printf(", %u scale%s", w->n_scales, w->n_scales == 1 ? "" : "s");
+        printf(", %llu -> %llu B, max error %.3g (max |w| %.3g)\n", (unsigned long long)w->bytes_before,
+               (unsigned long long)w->bytes_after, w->max_err, w->max_abs);
+    }
+    if (r->n_weights > shown) printf("    ... and %u more (--json lists every one)\n", r->n_weights - shown);
+    if (r->n_already) printf("  %u constant%s already FLOAT16, left as they are\n", r->n_already, r->n_already == 1 ? "" : "s");
+    if (r->n_bias_fp32)
+        printf("  %u FLOAT16 bias%s of the quantized ops stored as FLOAT32 (the weight-only form: no DEQUANTIZE for them)\n",
+               r->n_bias_fp32, r->n_bias_fp32 == 1 ? "" : "es");
+    for (uint32_t k = 0; k < r->n_exclude; k++)
+        if (!r->exclude_hits[k]) printf("  exclude pattern %u matched no op\n", k + 1);
+    if (r->n_skipped) {
+        printf("  %u left as %s (%u excluded):\n", r->n_skipped, r->n_skipped == 1 ? "it was" : "they were", r->n_excluded);
+        uint32_t n = r->n_skipped < MAX_WEIGHTS_TEXT ? r->n_skipped : MAX_WEIGHTS_TEXT;
+        for (uint32_t i = 0; i < n; i++)
+            printf("    tensor %d \"%s\" (op %d): %s\n", r->skipped[i].tensor, r->skipped[i].name, r->skipped[i].op,
+                   r->skipped[i].why);
+        if (r->n_skipped > n) printf("    ... and %u more (--json lists every one)\n", r->n_skipped - n);
+    }
+}
+
+static void snr_text(double v) {
+    if (isnan(v)) printf("n/a");
+    else if (isinf(v)) printf("inf");
+    else printf("%.1f dB", v);
+}
+
+static void parity_text(const lg_quant_report *r) {
+    if (!r->measured) {
+        printf("parity: %s\n", r->measure_note);
+        return;
+    }
+    printf("parity against the input, fp32, on %u input%s (", r->n_cases, r->n_cases == 1 ? "" : "s");
+    for (uint32_t k = 0; k < r->n_cases; k++) printf("%s%s", k ? ", " : "", r->case_names[k]);
+    printf("):\n");
+    for (uint32_t k = 0; k < r->n_outputs; k++) {
+        const lg_quant_output *o = &r->outputs[k];
+        printf("  output %u \"%s\": SNR ", o->index, o->name);
+        snr_text(o->snr_db);
+        printf(", cosine ");
+        if (isnan(o->cosine)) printf("n/a");
+        else printf("%.6f", o->cosine);
+        printf(", max abs %.3g (max |ref| %.3g), argmax %u/%u agree, judge %s (worst score %.3g)\n", o->max_abs,
+               o->ref_max_abs, o->n_argmax_equal, o->n_cases, o->pass ? "passes" : "FAILS", o->worst_score);
+    }
+    if (r->first_divergent_op >= 0)
+        printf("  first divergent tensor (input %s): \"%s\" (op %d %s of OUT, tensor %d): score %.3g (%s)\n", r->case_names[0],
+               r->first_divergent_name, r->first_divergent_op, r->first_divergent_op_name, r->first_divergent_tensor,
+               r->first_divergent_score, r->first_divergent_why);
+    else
+        printf("  first divergent tensor: none of %u (every one within the judge's tolerance on input %s)\n",
+               r->n_tensors_compared, r->case_names[0]);
+}
+
+static int print_text(const q_args *a, const lg_quant_report *r, uint64_t in_size, size_t size, const char *hex,
+                      const q_manifest *mf) {
+    mode_line(a, r);
+    weights_text(r);
+    printf("  constants %llu -> %llu B; file %llu -> %zu B (", (unsigned long long)r->const_before,
+           (unsigned long long)r->const_after, (unsigned long long)in_size, size);
+    ratio_text(size, in_size);
+    printf("); ops %u -> %u\n", r->ops_before, r->ops_after);
+    if (mf->n) printf("  calibration manifest: %u file%s (sha256 in the model's metadata \"litegpu.quantize\")\n", mf->n,
+                      mf->n == 1 ? "" : "s");
+    parity_text(r);
+    printf("GPU: %s\n", r->gpu_note);
+    printf("check for %s (gpu %s): %s -> %s", lg_target_name(r->target), lg_gpu_name(r->gpu),
+           r->ready_before ? "READY" : "NOT READY", r->ready_after ? "READY" : "NOT READY");
+    if (!r->ready_after) printf(" (%u blocker%s; first %s)", r->blockers_after, r->blockers_after == 1 ? "" : "s", r->first_blocker);
+    putchar('\n');
+    fputs("wrote ", stdout);
+    cli_write_path(stdout, a->out);
+    printf(" (%zu bytes, sha256 %s)\n", size, hex);
+    return fflush(stdout) != 0 || ferror(stdout) ? -1 : 0;
+}
+
+/* ---------------------------------------------------------------- JSON */
+
+static void weights_json(json_w *j, const lg_quant_report *r) {
+    json_key(j, "weights");
+    json_obj_open(j);
+    json_key_uint(j, "n_weights", r->n_weights);
+    json_key_int(j, "n_params", r->n_params);
+    json_key_uint(j, "bytes_before", r->weights_before);
+    json_key_uint(j, "bytes_after", r->weights_after);
+    json_key_uint(j, "bytes_fp32", r->weights_fp32);
+    json_key(j, "ratio_fp32");
+    if (r->weights_fp32) json_double(j, (double)r->weights_after / (double)r->weights_fp32);
+    else json_null(j);
+    json_key_uint(j, "n_already_fp16", r->n_already);
+    json_key_uint(j, "n_bias_fp32", r->n_bias_fp32);
+    json_key_uint(j, "n_excluded", r->n_excluded);
+    json_key_uint(j, "n_skipped", r->n_skipped);
+    json_key(j, "tensors");
+    json_arr_open(j);
+    for (uint32_t i = 0; i < r->n_weights; i++) {
+        const lg_quant_weight *w = &r->weights[i];
+        json_obj_open_flat(j);
+        json_key_int(j, "tensor", w->tensor);
+        json_key_str(j, "name", w->name);
+        json_key_str(j, "stored", w->stored);
+        json_key_int(j, "op", w->op);
+        json_key_str(j, "op_name", lg_builtin_name(w->code));
+        json_key_str(j, "from", dtype(w->from_type));
+        json_key_str(j, "to", dtype(w->to_type));
+        json_key_int(j, "n_params", w->numel);
+        json_key(j, "axis");
+        if (w->axis >= 0 && w->to_type != LG_FLOAT16) json_int(j, w->axis);
+        else json_null(j);
+        json_key_uint(j, "n_scales", w->to_type == LG_FLOAT16 ? 0 : w->n_scales);
+        json_key(j, "block");
+        if (w->block) json_uint(j, w->block);
+        else json_null(j);
+        json_key_uint(j, "bytes_before", w->bytes_before);
+        json_key_uint(j, "bytes_after", w->bytes_after);
+        json_key_double(j, "max_abs", w->max_abs);
+        json_key_double(j, "max_error", w->max_err);
+        json_obj_close(j);
+    }
+    json_arr_close(j);
+    json_key(j, "skipped");
+    json_arr_open(j);
+    for (uint32_t i = 0; i < r->n_skipped; i++) {
+        const lg_quant_skip *s = &r->skipped[i];
+        json_obj_open_flat(j);
+        json_key_int(j, "tensor", s->tensor);
+        json_key_str(j, "name", s->name);
+        json_key_int(j, "op", s->op);
+        json_key_bool(j, "excluded", s->excluded);
+        json_key_str(j, "why", s->why);
+        json_obj_close(j);
+    }
+    json_arr_close(j);
+    json_obj_close(j);
+}
+
+static void parity_json(json_w *j, const lg_quant_report *r) {
+    json_key(j, "parity");
+    if (!r->measured) {
+        json_null(j);
+        json_key_str(j, "parity_note", r->measure_note);
+        return;
+    }
+    json_obj_open(j);
+    json_key_uint(j, "n_cases", r->n_cases);
+    json_key(j, "cases");
+    json_arr_open_flat(j);
+    for (uint32_t k = 0; k < r->n_cases; k++) json_str(j, r->case_names[k]);
+    json_arr_close(j);
+    json_key_uint(j, "n_outputs", r->n_outputs);
+    json_key(j, "outputs");
+    json_arr_open(j);
+    for (uint32_t k = 0; k < r->n_outputs; k++) {
+        const lg_quant_output *o = &r->outputs[k];
+        json_obj_open_flat(j);
+        json_key_uint(j, "index", o->index);
+        json_key_str(j, "name", o->name);
+        json_key_double(j, "snr_db", o->snr_db); /* null: exact (no error) or an all-zero reference */
+        json_key_bool(j, "exact", o->max_abs == 0);
+        json_key_double(j, "cosine", o->cosine);
+        json_key_double(j, "max_abs", o->max_abs);
+        json_key_double(j, "ref_max_abs", o->ref_max_abs);
+        json_key_uint(j, "n_argmax_equal", o->n_argmax_equal);
+        json_key_uint(j, "n_cases", o->n_cases);
+        json_key_double(j, "score", o->worst_score);
+        json_key_bool(j, "pass", o->pass);
+        json_obj_close(j);
+    }
+    json_arr_close(j);
+    json_key_uint(j, "n_tensors_compared", r->n_tensors_compared);
+    json_key(j, "first_divergent");
+    if (r->first_divergent_op >= 0) {
+        json_obj_open_flat(j);
+        json_key_int(j, "op", r->first_divergent_op);
+        json_key_str(j, "op_name", r->first_divergent_op_name);
+        json_key_int(j, "tensor", r->first_divergent_tensor);
+        json_key_str(j, "name", r->first_divergent_name);
+        json_key_double(j, "score", r->first_divergent_score);
+        json_key_str(j, "why", r->first_divergent_why);
+        json_obj_close(j);
+    } else {
+        json_null(j);
+    }
+    json_obj_close(j);
+}
+
+static int print_json(const q_args *a, const lg_quant_report *r, uint64_t in_size, size_t size, const char *hex,
+                      const q_manifest *mf) {
+    json_w j;
+    json_init(&j, stdout);
+    json_obj_open(&j);
+    json_key_str(&j, "verb", "quantize");
+    json_key_str(&j, "model", a->model);
+    json_key_bool(&j, "ok", true);
+    json_key_str(&j, "output", a->out);
+    json_key_uint(&j, "input_size", in_size);
+    json_key_uint(&j, "size", size);
+    json_key_str(&j, "sha256", hex);
+    json_key_str(&j, "mode", lg_quant_mode_name(r->mode));
+    json_key_str(&j, "granularity", granularity(r));
+    json_key(&j, "block");
+    if (r->block_size) json_uint(&j, r->block_size);
+    else json_null(&j);
+    weights_json(&j, r);
+    json_key(&j, "constants");
+    json_obj_open_flat(&j);
+    json_key_uint(&j, "bytes_before", r->const_before);
+    json_key_uint(&j, "bytes_after", r->const_after);
+    json_obj_close(&j);
+    json_key_uint(&j, "n_ops_before", r->ops_before);
+    json_key_uint(&j, "n_ops_after", r->ops_after);
+    json_key(&j, "exclude");
+    json_arr_open(&j);
+    for (uint32_t k = 0; k < r->n_exclude; k++) {
+        json_obj_open_flat(&j);
+        json_key_str(&j, "pattern", a->exclude[k]);
+        json_key_uint(&j, "n_ops", r->exclude_hits[k]);
+        json_obj_close(&j);
+    }
+    json_arr_close(&j);
+    json_key(&j, "calibration");
+    json_arr_open(&j);
+    for (uint32_t k = 0; k < mf->n; k++) {
+        json_obj_open_flat(&j);
+        json_key_str(&j, "path", mf->files[k].name);
+        json_key_str(&j, "sha256", mf->files[k].sha256);
+        json_obj_close(&j);
+    }
+    json_arr_close(&j);
+    parity_json(&j, r);
+    json_key(&j, "gpu");
+    json_obj_open_flat(&j);
+    json_key_str(&j, "note", r->gpu_note);
+    json_obj_close(&j);
+    json_key(&j, "check");
+    json_obj_open(&j);
+    json_key_str(&j, "target", lg_target_name(r->target));
+    json_key_str(&j, "gpu", lg_gpu_name(r->gpu));
+    json_key(&j, "before");
+    json_obj_open_flat(&j);
+    json_key_bool(&j, "ok", r->ready_before);
+    json_key_uint(&j, "n_blockers", r->blockers_before);
+    json_obj_close(&j);
+    json_key(&j, "after");
+    json_obj_open_flat(&j);
+    json_key_bool(&j, "ok", r->ready_after);
+    json_key_uint(&j, "n_blockers", r->blockers_after);
+    json_key_str(&j, "first_blocker", r->ready_after ? NULL : r->first_blocker);
+    json_obj_close(&j);
+    json_obj_close(&j);
+    json_key_str(&j, "metadata", r->metadata);
+    json_obj_close(&j);
+    return json_finish(&j);
+}
+
+/* ---------------------------------------------------------------- the verb */
+
+static int load(const char *path, lg_model **m) {
+    int fmt = cli_model_format(path);
+    if (fmt < 0) return CLI_ERROR;
+    if (fmt == CLI_FORMAT_ONNX) {
+        cli_onnx_options oo;
+        memset(&oo, 0, sizeof oo);
+        lg_import_report *irep = NULL;
+        int rc = cli_onnx_import(path, &oo, m, &irep);
+        lg_import_report_free(irep);
+        return rc;
+    }
+    lg_error err;
+    if (lg_tflite_read_file(path, NULL, m, &err) != LG_OK) return cli_lib_error(path, &err);
+    return CLI_OK;
+}
+
+static int parse_options(const cli_verb *v, const q_args *a, lg_quant_options *o) {
+    memset(o, 0, sizeof *o);
+    if (!a->mode) return cli_usage_error(v, "missing --mode (fp16, int8-weights or int4-weights)");
+    int md = lg_quant_mode_from_name(a->mode);
+    if (md < 0) return cli_usage_error(v, "unknown mode '%s' (fp16, int8-weights, int4-weights)", a->mode);
+    if (!lg_quant_mode_supported((lg_quant_mode)md))
+        return cli_error("--mode %s is not implemented yet (fp16, int8-weights and int4-weights are)", a->mode);
+    o->mode = (lg_quant_mode)md;
+    if (a->per_channel && a->per_tensor) return cli_usage_error(v, "--per-channel and --per-tensor exclude each other");
+    if ((a->per_channel || a->per_tensor) && o->mode == LG_QUANT_FP16)
+        return cli_usage_error(v, "--per-channel/--per-tensor go with int8-weights or int4-weights");
+    o->per_tensor = a->per_tensor;
+    if (a->block) {
+        if (o->mode != LG_QUANT_INT4_WEIGHTS) return cli_usage_error(v, "--block goes with int4-weights");
+        /* measured with LiteRT.js 2.5.3: its DEQUANTIZE kernel (tflite/kernels/dequantize.h) reads
+           affine parameters only and returns zeros for a BlockwiseQuantization tensor */
+        return cli_error("--block %s: blockwise INT4 read through DEQUANTIZE does not run on LiteRT (its DEQUANTIZE "
+                         "kernel ignores BlockwiseQuantization and returns zeros): int4-weights stores per-channel INT4",
+                         a->block);
+    }
+    o->exclude = a->exclude;
+    o->n_exclude = (uint32_t)a->n_exclude;
+    if (a->target) {
+        int t = lg_target_from_name(a->target);
+        if (t < 0) return cli_usage_error(v, "unknown target '%s' (mldrift or classic)", a->target);
+        o->target = (lg_target)t;
+    }
+    if (a->gpu) {
+        int g = lg_gpu_from_name(a->gpu);
+        if (g < 0) return cli_usage_error(v, "unknown GPU family '%s' (any, mali, adreno or webgpu)", a->gpu);
+        if (g == LG_GPU_WEBGPU && o->target == LG_TARGET_CLASSIC) return cli_usage_error(v, "--gpu webgpu goes with --target mldrift");
+        o->gpu = (lg_gpu)g;
+    }
+    o->n_random = 2;
+    o->seed = 1;
+    return CLI_OK;
+}
+
+/* --input and --calib: the inputs the parity runs on, and the manifest. */
+static int load_inputs(const q_args *a, const lg_model *m, cli_inputs *in, cli_calib *cal, q_manifest *mf,
+                       lg_quant_options *o) {
+    lg_interp *it = NULL;
+    lg_run_options ro;
+    memset(&ro, 0, sizeof ro);
+    lg_error err;
+    if (lg_interp_create(m, &ro, &it, &err) != LG_OK) {
+        if (a->n_inputs || a->calib) return cli_lib_error(a->model, &err);
+        return CLI_OK; /* litegpu cannot run it: the report says so */
+    }
+    int rc = CLI_OK;
+    if (a->n_inputs) {
+        rc = cli_inputs_make(it, a->inputs, a->n_inputs, "pattern", in);
+        if (!rc) o->golden = (const void *const *)in->data;
+    }
+    uint32_t n = lg_interp_n_inputs(it);
+    lg_tensor_view *views = calloc(n ? n : 1, sizeof *views);
+    if (!views) rc = cli_error("out of memory");
+    for (uint32_t i = 0; !rc && i < n; i++) lg_interp_input(it, i, &views[i]);
+    if (!rc && a->calib) rc = cli_calib_load(views, n, a->calib, 4096, cal);
+    if (!rc && a->calib) rc = make_manifest(a->calib, cal, views, n, mf);
+    if (!rc && a->calib) {
+        o->cases = (const void *const *const *)cal->ptrs;
+        o->n_cases = cal->n;
+        o->case_names = mf->sets;
+        o->calib_files = mf->files;
+        o->n_calib_files = mf->n;
+        if (isatty(2)) fprintf(stderr, "quantize: %u calibration input set(s) from %s\n", cal->n, a->calib);
+    }
+    free(views);
+    lg_interp_free(it);
+    return rc;
+}
+
+int cmd_quantize(const cli_verb *v, int argc, char **argv) {
+    q_args a;
+    memset(&a, 0, sizeof a);
+    const cli_flag flags[] = {
+        {"--output", "-o", NULL, &a.out, NULL, NULL, 0},
+        {"--mode", "-m", NULL, &a.mode, NULL, NULL, 0},
+        {"--per-channel", NULL, &a.per_channel, NULL, NULL, NULL, 0},
+        {"--per-tensor", NULL, &a.per_tensor, NULL, NULL, NULL, 0},
+        {"--block", NULL, NULL, &a.block, NULL, NULL, 0},
+        {"--exclude", NULL, NULL, NULL, a.exclude, &a.n_exclude, 64},
+        {"--input", "-i", NULL, NULL, a.inputs, &a.n_inputs, 64},
+        {"--calib", NULL, NULL, &a.calib, NULL, NULL, 0},
+        {"--target", "-t", NULL, &a.target, NULL, NULL, 0},
+        {"--gpu", NULL, NULL, &a.gpu, NULL, NULL, 0},
+        {"--force", NULL, &a.force, NULL, NULL, NULL, 0},
+        {"--json", NULL, &a.json, NULL, NULL, NULL, 0},
+        {NULL, NULL, NULL, NULL, NULL, NULL, 0},
+    };
+    const char *pos[1];
+    int n_pos = 0;
+    int rc = cli_parse(v, argc, argv, flags, pos, 1, &n_pos);
+    if (rc >= 0) return rc;
+    if (n_pos != 1) return cli_usage_error(v, "missing MODEL");
+    if (!a.out) return cli_usage_error(v, "missing -o OUT");
+    a.model = pos[0];
+    lg_quant_options o;
+    if ((rc = parse_options(v, &a, &o)) != CLI_OK) return rc;
+    if (cli_same_file(a.model, a.out)) return cli_error("%s: refusing to write over the input file", a.out);
+    if (cli_output_check(a.out, a.force)) return CLI_ERROR;
+    struct stat st_in;
+    uint64_t in_size = stat(a.model, &st_in) == 0 ? (uint64_t)st_in.st_size : 0;
+
+    lg_model *m = NULL;
+    if ((rc = load(a.model, &m)) != CLI_OK) return rc;
+    cli_inputs in = {0};
+    cli_calib cal;
+    q_manifest mf;
+    memset(&cal, 0, sizeof cal);
+    memset(&mf, 0, sizeof mf);
+    lg_model *q = NULL;
+    lg_quant_report *rep = NULL;
+    lg_error err;
+    rc = load_inputs(&a, m, &in, &cal, &mf, &o);
+    if (rc == CLI_OK && lg_quantize(m, &o, &q, &rep, &err) != LG_OK) rc = cli_lib_error(a.model, &err);
+    cli_inputs_free(&in);
+    cli_calib_free(&cal);
+    lg_model_free(m);
+    if (rc != CLI_OK) {
+        manifest_free(&mf);
+        return rc;
+    }
+    lg_write_options wo = {.force = a.force};
+    lg_status st = lg_tflite_write_file(q, a.out, &wo, &err);
+    lg_model_free(q);
+    if (st != LG_OK) {
+        lg_quant_report_free(rep);
+        manifest_free(&mf);
+        if (st == LG_ERR_EXISTS) return cli_error("%s: output exists (use --force to replace it)", a.out);
+        return cli_lib_error(a.out, &err);
+    }
+    cli_file f;
+    if (cli_file_open(a.out, &f) != 0) {
+        lg_quant_report_free(rep);
+        manifest_free(&mf);
+        return CLI_ERROR;
+    }
+    uint8_t digest[32];
+    char hex[65];
+    lg_sha256(f.data, f.size, digest);
+    lg_hex(digest, sizeof digest, hex);
+    size_t size = f.size;
+    cli_file_close(&f);
+    int prc = a.json ? print_json(&a, rep, in_size, size, hex, &mf) : print_text(&a, rep, in_size, size, hex, &mf);
+    lg_quant_report_free(rep);
+    manifest_free(&mf);
+    return prc != 0 ? cli_error("writing the report failed") : CLI_OK;
+}
