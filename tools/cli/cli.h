@@ -68,6 +68,8 @@ typedef struct cli_onnx_options {
 int cli_onnx_import(const char *path, const cli_onnx_options *o, lg_model **m,
                     lg_import_report **rep);
 void cli_onnx_report_text(const lg_import_report *r);
+/* A model from a .tflite, or an ONNX file imported with convert's defaults (fix, quantize). */
+int cli_load_model(const char *path, lg_model **m);
 /* --input-shape NAME=D0,D1,... into name_buf and dims_buf (up to 8 dims). 0 or CLI_ERROR (printed). */
 int cli_parse_shape(const char *spec, char *name_buf, size_t name_size, int64_t *dims_buf, uint32_t *rank);
 void cli_onnx_report_json(json_w *j, const lg_import_report *r); /* an "import" key */

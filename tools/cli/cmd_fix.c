@@ -316,21 +316,6 @@ static int print_text(const fix_args *a, const lg_fix_report *r, size_t size, co
     return fflush(stdout) != 0 || ferror(stdout) ? -1 : 0;
 }
 
-static int load(const char *path, lg_model **m) {
-    int fmt = cli_model_format(path);
-    if (fmt < 0) return CLI_ERROR;
-    if (fmt == CLI_FORMAT_ONNX) {
-        cli_onnx_options oo;
-        memset(&oo, 0, sizeof oo);
-        lg_import_report *irep = NULL;
-        int rc = cli_onnx_import(path, &oo, m, &irep);
-        lg_import_report_free(irep);
-        return rc;
-    }
-    lg_error err;
-    if (lg_tflite_read_file(path, NULL, m, &err) != LG_OK) return cli_lib_error(path, &err);
-    return CLI_OK;
-}
 
 static const char *exactness(const lg_pass *p) {
     return p->exact ? "exact" : p->reorders ? "exact up to fp32 rounding order" : "approximate (--allow-approx)";
@@ -575,7 +560,7 @@ int cmd_fix(const cli_verb *v, int argc, char **argv) {
     o.n_freeze = (uint32_t)a.n_freezes;
 
     lg_model *m = NULL;
-    if ((rc = load(a.model, &m)) != CLI_OK) {
+    if ((rc = cli_load_model(a.model, &m)) != CLI_OK) {
         for (int k = 0; k < n_arrays; k++) lg_npy_free(&arrays[k]);
         return rc;
     }

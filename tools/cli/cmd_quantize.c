@@ -384,21 +384,6 @@ static int print_json(const q_args *a, const lg_quant_report *r, uint64_t in_siz
 
 /* ---------------------------------------------------------------- the verb */
 
-static int load(const char *path, lg_model **m) {
-    int fmt = cli_model_format(path);
-    if (fmt < 0) return CLI_ERROR;
-    if (fmt == CLI_FORMAT_ONNX) {
-        cli_onnx_options oo;
-        memset(&oo, 0, sizeof oo);
-        lg_import_report *irep = NULL;
-        int rc = cli_onnx_import(path, &oo, m, &irep);
-        lg_import_report_free(irep);
-        return rc;
-    }
-    lg_error err;
-    if (lg_tflite_read_file(path, NULL, m, &err) != LG_OK) return cli_lib_error(path, &err);
-    return CLI_OK;
-}
 
 static int parse_options(const cli_verb *v, const q_args *a, lg_quant_options *o) {
     memset(o, 0, sizeof *o);
@@ -506,7 +491,7 @@ int cmd_quantize(const cli_verb *v, int argc, char **argv) {
     uint64_t in_size = stat(a.model, &st_in) == 0 ? (uint64_t)st_in.st_size : 0;
 
     lg_model *m = NULL;
-    if ((rc = load(a.model, &m)) != CLI_OK) return rc;
+    if ((rc = cli_load_model(a.model, &m)) != CLI_OK) return rc;
     cli_inputs in = {0};
     cli_calib cal;
     q_manifest mf;
@@ -524,27 +509,15 @@ int cmd_quantize(const cli_verb *v, int argc, char **argv) {
         manifest_free(&mf);
         return rc;
     }
-    lg_write_options wo = {.force = a.force};
-    lg_status st = lg_tflite_write_file(q, a.out, &wo, &err);
-    lg_model_free(q);
-    if (st != LG_OK) {
-        lg_quant_report_free(rep);
-        manifest_free(&mf);
-        if (st == LG_ERR_EXISTS) return cli_error("%s: output exists (use --force to replace it)", a.out);
-        return cli_lib_error(a.out, &err);
-    }
-    cli_file f;
-    if (cli_file_open(a.out, &f) != 0) {
-        lg_quant_report_free(rep);
-        manifest_free(&mf);
-        return CLI_ERROR;
-    }
-    uint8_t digest[32];
+    size_t size = 0;
     char hex[65];
-    lg_sha256(f.data, f.size, digest);
-    lg_hex(digest, sizeof digest, hex);
-    size_t size = f.size;
-    cli_file_close(&f);
+    int wrc = cli_write_model(q, a.out, a.force, false, &size, hex);
+    lg_model_free(q);
+    if (wrc != CLI_OK) {
+        lg_quant_report_free(rep);
+        manifest_free(&mf);
+        return wrc;
+    }
     int prc = a.json ? print_json(&a, rep, in_size, size, hex, &mf) : print_text(&a, rep, in_size, size, hex, &mf);
     lg_quant_report_free(rep);
     manifest_free(&mf);

@@ -143,3 +143,19 @@ int cli_onnx_import(const char *path, const cli_onnx_options *o, lg_model **m,
     *rep_out = rep;
     return CLI_OK;
 }
+
+int cli_load_model(const char *path, lg_model **m) {
+    int fmt = cli_model_format(path);
+    if (fmt < 0) return CLI_ERROR;
+    if (fmt == CLI_FORMAT_ONNX) {
+        cli_onnx_options oo;
+        memset(&oo, 0, sizeof oo);
+        lg_import_report *irep = NULL;
+        int rc = cli_onnx_import(path, &oo, m, &irep);
+        lg_import_report_free(irep);
+        return rc;
+    }
+    lg_error err;
+    if (lg_tflite_read_file(path, NULL, m, &err) != LG_OK) return cli_lib_error(path, &err);
+    return CLI_OK;
+}
