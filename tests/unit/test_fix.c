@@ -9,22 +9,16 @@
 #include "lg/lg.h"
 #include "lg/passes.h"
 #include "lg/run.h"
+#include "fixt.h"
 #include "tf.h"
 
-static lg_model *new_model(lg_builder *b) {
-    lg_model *m = NULL;
-    lg_error err;
-    if (lg_model_new(NULL, NULL, &m, &err) != LG_OK) return NULL;
-    lg_builder_init(b, m, 0);
-    return m;
-}
 
 /* y = x + MEAN(c, axis 2) with c constant: the MEAN has only constant inputs
    (const-only-inputs, a blocker on Mali and WebGPU); with custom, y also goes through an
    unknown custom op (custom-op-unsupported, which no rewrite can remove). */
 static lg_model *const_mean_model(bool custom, bool runtime_z) {
     lg_builder b;
-    lg_model *m = new_model(&b);
+    lg_model *m = fixt_new(&b);
     const float cv[12] = {1, 2, 3, 4, 5, 6, -3, 0, 3, 10, 20, 30};
     int x = lg_b_tensor(&b, "x", LG_FLOAT32, LG_DIMS(1, 4));
     int z = runtime_z ? lg_b_tensor(&b, "z", LG_FLOAT32, LG_DIMS(1, 4, 3))
@@ -166,7 +160,7 @@ LG_TEST(fix_every_blocker_rule_says_why) {
    the near-miss (stored 1) is untouched (fix does not run: no blocker). */
 static lg_model *relu_v(int32_t version) {
     lg_builder b;
-    lg_model *m = new_model(&b);
+    lg_model *m = fixt_new(&b);
     int x = lg_b_tensor(&b, "x", LG_FLOAT32, LG_DIMS(1, 4));
     int y = lg_b_tensor(&b, "y", LG_FLOAT32, LG_DIMS(1, 4));
     lg_b_op_v(&b, LG_OP_RELU, version, LG_IDS(x), LG_IDS(y), LG_OPTS_NONE, NULL);
@@ -226,23 +220,13 @@ static void run2(const lg_model *m, const float *x, uint64_t nx, const int32_t *
     lg_interp_free(it);
 }
 
-static bool has_rule(const lg_model *m, lg_gpu gpu, const char *rule) {
-    lg_check_options co = {LG_TARGET_MLDRIFT, 0, gpu};
-    lg_check_report *r = NULL;
-    lg_error err;
-    if (lg_check_model(m, &co, &r, &err) != LG_OK) return false;
-    bool hit = false;
-    for (uint32_t i = 0; i < r->n_findings; i++) hit |= strcmp(r->findings[i].rule->id, rule) == 0;
-    lg_check_report_free(r);
-    return hit;
-}
 
 /* gather-flatten-indices: an embedding lookup, table x [5, 3] (row r = {10r, 10r+1, 10r+2}),
    ids [2, 2] = {4, 0, 2, 2}: y [2, 2, 3] = rows 4, 0, 2, 2. The near-miss (1-D ids) is left. */
 LG_TEST(fix_gather_flatten_indices) {
     for (int flat = 0; flat < 2; flat++) {
         lg_builder b;
-        lg_model *m = new_model(&b);
+        lg_model *m = fixt_new(&b);
         int x = lg_b_tensor(&b, "table", LG_FLOAT32, LG_DIMS(5, 3));
         int k = flat ? lg_b_tensor(&b, "ids", LG_INT32, LG_DIMS(4)) : lg_b_tensor(&b, "ids", LG_INT32, LG_DIMS(2, 2));
         int y = flat ? lg_b_tensor(&b, "y", LG_FLOAT32, LG_DIMS(4, 3)) : lg_b_tensor(&b, "y", LG_FLOAT32, LG_DIMS(2, 2, 3));
@@ -250,11 +234,11 @@ LG_TEST(fix_gather_flatten_indices) {
         lg_b_op_opts(&b, LG_OP_GATHER, LG_IDS(x, k), LG_IDS(y), LG_OPTS_GATHER_OPTIONS, &go);
         lg_b_io(&b, LG_IDS(x, k), LG_IDS(y));
         CHECK_EQ_INT(b.status, LG_OK);
-        CHECK(has_rule(m, LG_GPU_ANY, "op-params") == !flat);
+        CHECK(fixt_has(m, LG_TARGET_MLDRIFT, LG_GPU_ANY, "op-params") == !flat);
         lg_fix_report *rep = NULL;
         lg_model *o = fix(m, LG_GPU_ANY, &rep);
         if (!o) { lg_model_free(m); return; }
-        CHECK(!has_rule(o, LG_GPU_ANY, "op-params"));
+        CHECK(!fixt_has(o, LG_TARGET_MLDRIFT, LG_GPU_ANY, "op-params"));
         CHECK_EQ_INT(o->subgraphs[0].n_ops, flat ? 1 : 3);
         float table[15], got[12];
         for (int i = 0; i < 15; i++) table[i] = (float)(10 * (i / 3) + i % 3);
@@ -275,7 +259,7 @@ LG_TEST(fix_padv2_const_border) {
     const float vals[3] = {1.5f, -INFINITY, 0.0f};
     for (int k = 0; k < 3; k++) {
         lg_builder b;
-        lg_model *m = new_model(&b);
+        lg_model *m = fixt_new(&b);
         int x = lg_b_tensor(&b, "x", LG_FLOAT32, LG_DIMS(1, 2, 2, 1));
         int p = lg_b_const_i32(&b, "pads", LG_DIMS(4, 2), (const int32_t[]){0, 0, 1, 0, 0, 1, 0, 0});
         int v = lg_b_const_f32(&b, "value", LG_DIMS(1), &vals[k]);
@@ -283,7 +267,7 @@ LG_TEST(fix_padv2_const_border) {
         lg_b_op(&b, LG_OP_PADV2, LG_IDS(x, p, v), LG_IDS(y));
         lg_b_io(&b, LG_IDS(x), LG_IDS(y));
         CHECK_EQ_INT(b.status, LG_OK);
-        CHECK(has_rule(m, LG_GPU_MALI, "padv2-nonzero") == (k < 2));
+        CHECK(fixt_has(m, LG_TARGET_MLDRIFT, LG_GPU_MALI, "padv2-nonzero") == (k < 2));
         lg_fix_report *rep = NULL;
         lg_model *o = fix(m, LG_GPU_MALI, &rep);
         if (!o) { lg_model_free(m); return; }
@@ -305,7 +289,7 @@ LG_TEST(fix_padv2_const_border) {
    --input-shape: a [?, 4] input fixed to [1, 4] re-infers the RELU's output. */
 LG_TEST(fix_freeze_and_input_shape) {
     lg_builder b;
-    lg_model *m = new_model(&b);
+    lg_model *m = fixt_new(&b);
     int x = lg_b_tensor(&b, "x", LG_FLOAT32, LG_DIMS(1, 4, 4));
     int s = lg_b_tensor(&b, "shape", LG_INT32, LG_DIMS(2));
     int r = lg_b_tensor(&b, "r", LG_FLOAT32, LG_DIMS(1, 4, 4));
@@ -314,7 +298,7 @@ LG_TEST(fix_freeze_and_input_shape) {
     lg_b_op(&b, LG_OP_RESHAPE, LG_IDS(r, s), LG_IDS(y));
     lg_b_io(&b, LG_IDS(x, s), LG_IDS(y));
     CHECK_EQ_INT(b.status, LG_OK);
-    CHECK(has_rule(m, LG_GPU_ANY, "dynamic-tensor"));
+    CHECK(fixt_has(m, LG_TARGET_MLDRIFT, LG_GPU_ANY, "dynamic-tensor"));
     const int32_t shape[2] = {1, 16};
     lg_fix_freeze fz = {"shape", LG_INT32, shape, sizeof shape};
     lg_fix_options o;
@@ -328,7 +312,7 @@ LG_TEST(fix_freeze_and_input_shape) {
     if (f) {
         CHECK(rep->ready_after && rep->n_frozen == 1);
         CHECK_EQ_INT(f->subgraphs[0].n_inputs, 1);
-        CHECK(!has_rule(f, LG_GPU_ANY, "dynamic-tensor"));
+        CHECK(!fixt_has(f, LG_TARGET_MLDRIFT, LG_GPU_ANY, "dynamic-tensor"));
     }
     lg_fix_report_free(rep);
     lg_model_free(f);
@@ -338,7 +322,7 @@ LG_TEST(fix_freeze_and_input_shape) {
     CHECK(lg_fix(m, &o, &f, &rep, &err) == LG_ERR_INVALID_ARG && strstr(err.msg, "--freeze shape"));
     lg_model_free(m);
 
-    m = new_model(&b);
+    m = fixt_new(&b);
     x = lg_b_tensor(&b, "x", LG_FLOAT32, LG_DIMS(1, 4));
     y = lg_b_tensor(&b, "y", LG_FLOAT32, LG_DIMS(1, 4));
     lg_b_op(&b, LG_OP_RELU, LG_IDS(x), LG_IDS(y));
@@ -346,7 +330,7 @@ LG_TEST(fix_freeze_and_input_shape) {
     lg_error e2;
     CHECK_OK(lg_tensor_set_shape_signature(m, 0, (uint32_t)x, (const int32_t[]){-1, 4}, 2, &e2), &e2);
     CHECK_OK(lg_tensor_set_shape_signature(m, 0, (uint32_t)y, (const int32_t[]){-1, 4}, 2, &e2), &e2);
-    CHECK(has_rule(m, LG_GPU_ANY, "dynamic-input"));
+    CHECK(fixt_has(m, LG_TARGET_MLDRIFT, LG_GPU_ANY, "dynamic-input"));
     const int64_t d[2] = {1, 4};
     lg_fix_shape sh = {"x", d, 2};
     memset(&o, 0, sizeof o);
@@ -354,7 +338,7 @@ LG_TEST(fix_freeze_and_input_shape) {
     o.n_shapes = 1;
     CHECK_OK(lg_fix(m, &o, &f, &rep, &err), &err);
     if (f) {
-        CHECK(!has_rule(f, LG_GPU_ANY, "dynamic-input"));
+        CHECK(!fixt_has(f, LG_TARGET_MLDRIFT, LG_GPU_ANY, "dynamic-input"));
         CHECK_EQ_INT(f->subgraphs[0].tensors[f->subgraphs[0].outputs[0]].shape_signature[0], 1);
     }
     lg_fix_report_free(rep);

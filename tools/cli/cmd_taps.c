@@ -5,17 +5,13 @@
 
 #include "cli.h"
 #include "json.h"
+#include "lg/graph.h"
 #include "lg/split.h"
 
-static int32_t producer(const lg_subgraph *sg, int32_t t) {
-    for (uint32_t i = 0; i < sg->n_ops; i++)
-        for (uint32_t k = 0; k < sg->ops[i].n_outputs; k++)
-            if (sg->ops[i].outputs[k] == t) return (int32_t)i;
-    return -1;
-}
 
 /* The tensors to tap: --tensors by name, --every N, or all (n = 0). */
-static int pick(const lg_model *m, const char *names, const char *every, int32_t **out, uint32_t *n) {
+static int pick(const lg_model *m, const lg_graph *g, const char *names, const char *every, int32_t **out,
+                uint32_t *n) {
     const lg_subgraph *sg = &m->subgraphs[0];
     *out = malloc(((size_t)sg->n_tensors + 1) * sizeof **out);
     *n = 0;
@@ -28,7 +24,7 @@ static int pick(const lg_model *m, const char *names, const char *every, int32_t
             for (uint32_t k = 0; k < sg->n_tensors && hit < 0; k++)
                 if (sg->tensors[k].name && strcmp(sg->tensors[k].name, t) == 0) hit = (int32_t)k;
             if (hit < 0) return cli_error("--tensors: no tensor is named \"%s\"", t);
-            if (producer(sg, hit) < 0) return cli_error("--tensors: \"%s\" is not computed by an op", t);
+            if (lg_graph_producer(g, hit) < 0) return cli_error("--tensors: \"%s\" is not computed by an op", t);
             (*out)[(*n)++] = hit;
         }
     } else if (every) {
@@ -74,7 +70,10 @@ int cmd_taps(const cli_verb *v, int argc, char **argv) {
     int32_t *pk = NULL;
     uint32_t n = 0, added = 0;
     lg_error err;
-    rc = pick(m, names, every, &pk, &n);
+    lg_graph *g = NULL, *gt = NULL;
+    rc = CLI_OK;
+    if (lg_graph_build(m, 0, &g, &err) != LG_OK) rc = cli_lib_error(pos[0], &err);
+    if (!rc) rc = pick(m, g, names, every, &pk, &n);
     if (!rc && lg_model_taps(m, pk, n, &t, &added, &err) != LG_OK) rc = cli_lib_error(pos[0], &err);
     lg_write_options wo = {.force = force};
     if (!rc) {
@@ -82,6 +81,7 @@ int cmd_taps(const cli_verb *v, int argc, char **argv) {
         if (st == LG_ERR_EXISTS) rc = cli_error("%s: output exists (use --force to replace it)", out);
         else if (st != LG_OK) rc = cli_lib_error(out, &err);
     }
+    if (!rc && lg_graph_build(t, 0, &gt, &err) != LG_OK) rc = cli_lib_error(out, &err);
     if (!rc) {
         const lg_subgraph *sg = &t->subgraphs[0];
         uint32_t first = sg->n_outputs - added;
@@ -101,7 +101,7 @@ int cmd_taps(const cli_verb *v, int argc, char **argv) {
             printf("%s: %u tap(s) after the model's %u output(s)\n", out, added, first);
         }
         for (uint32_t k = first; k < sg->n_outputs; k++) {
-            int32_t tt = sg->outputs[k], op = producer(sg, tt);
+            int32_t tt = sg->outputs[k], op = lg_graph_producer(gt, tt);
             const char *nm = sg->tensors[tt].name ? sg->tensors[tt].name : "";
             const char *on = op >= 0 ? lg_op_name(t, &sg->ops[op]) : "?";
             if (json) {
@@ -123,6 +123,8 @@ int cmd_taps(const cli_verb *v, int argc, char **argv) {
         }
     }
     free(pk);
+    lg_graph_free(g);
+    lg_graph_free(gt);
     lg_model_free(t);
     lg_model_free(m);
     cli_file_close(&f);

@@ -1,3 +1,4 @@
+#define _XOPEN_SOURCE 700 /* realpath */
 /* litegpu verify: run the model on the real ML Drift GPU delegate (LiteRT.js WebGPU in
  * headless Chromium, through peers/verify/verify.js), compare its outputs with LiteRT's CPU
  * path, and hold `check --target mldrift` to the delegate's verdict. */
@@ -310,14 +311,9 @@ static int nonconstant(const float *x, int64_t n) {
 int cli_verify_judge(const jv *o, const char *dir, double corr, lg_metrics *m, lg_verdict *vd, bool *pearson_defined) {
     const char *gf = jv_str(o, "gpu_file", NULL), *cf = jv_str(o, "cpu_file", NULL);
     if (!gf || !cf) return -1;
-    /* the harness names its files from the --out folder it was given, so relative to our
-       working directory (an --out DIR given relative stays relative); older reports named
-       them relative to the folder: accept both */
     char gp[PATH_MAX + 600], cp[PATH_MAX + 600];
-    struct stat st;
-    bool as_is = stat(gf, &st) == 0 && stat(cf, &st) == 0;
-    snprintf(gp, sizeof gp, "%s%s%s", gf[0] == '/' || as_is ? "" : dir, gf[0] == '/' || as_is ? "" : "/", gf);
-    snprintf(cp, sizeof cp, "%s%s%s", cf[0] == '/' || as_is ? "" : dir, cf[0] == '/' || as_is ? "" : "/", cf);
+    snprintf(gp, sizeof gp, "%s%s%s", gf[0] == '/' ? "" : dir, gf[0] == '/' ? "" : "/", gf);
+    snprintf(cp, sizeof cp, "%s%s%s", cf[0] == '/' ? "" : dir, cf[0] == '/' ? "" : "/", cf);
     lg_npy a, b;
     lg_error e2;
     if (lg_npy_read_file(cp, &a, &e2) != LG_OK) return -1;
@@ -599,6 +595,11 @@ int cmd_verify(const cli_verb *v, int argc, char **argv) {
         dir = tmp;
         own_tmp = 1;
     }
+    /* the harness names its output files from the folder it is given: give it an absolute
+       one, so the report's paths are absolute whatever the working directory */
+    char adir[PATH_MAX];
+    if (!realpath(dir, adir)) { rc = cli_error("%s: %s", dir, strerror(errno)); goto out; }
+    dir = adir;
     char so[PATH_MAX + 32], se[PATH_MAX + 32];
     snprintf(so, sizeof so, "%s/harness.json", dir);
     snprintf(se, sizeof se, "%s/harness.log", dir);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lg/graph.h"
 #include "verify_bisect.h"
 
 typedef struct tap {
@@ -21,13 +22,6 @@ static int by_op(const void *a, const void *b) {
     return x->output < y->output ? -1 : (x->output > y->output);
 }
 
-static int32_t producer(const lg_model *m, int32_t t) {
-    const lg_subgraph *sg = &m->subgraphs[0];
-    for (uint32_t i = 0; i < sg->n_ops; i++)
-        for (uint32_t k = 0; k < sg->ops[i].n_outputs; k++)
-            if (sg->ops[i].outputs[k] == t) return (int32_t)i;
-    return -1;
-}
 
 static void tap_json(json_w *j, const lg_model *m, const tap *t) {
     const lg_subgraph *sg = &m->subgraphs[0];
@@ -51,12 +45,17 @@ int cli_bisect_report(const char *path, const lg_model *tapped, uint32_t n_orig_
     const jv *outs = jv_get(rep, "outputs");
     uint32_t n = sg->n_outputs;
     tap *taps = calloc(n ? n : 1, sizeof *taps);
-    if (!taps) return 0;
+    lg_graph *g = NULL;
+    lg_error gerr;
+    if (!taps || lg_graph_build(tapped, 0, &g, &gerr) != LG_OK) {
+        free(taps);
+        return 0;
+    }
     for (uint32_t k = 0; k < n; k++) {
         tap *t = &taps[k];
         t->output = k;
         t->tensor = sg->outputs[k];
-        t->op = producer(tapped, t->tensor);
+        t->op = lg_graph_producer(g, t->tensor);
         const jv *o = outs ? jv_at(outs, k) : NULL;
         if (o && cli_verify_judge(o, dir, corr, &t->m, &t->v, &t->pearson_defined) == 0) {
             t->have = true;
@@ -112,5 +111,6 @@ int cli_bisect_report(const char *path, const lg_model *tapped, uint32_t n_orig_
                    taps[k].have ? taps[k].v.score : NAN);
     }
     free(taps);
+    lg_graph_free(g);
     return compiled && !first && outputs_ok;
 }
