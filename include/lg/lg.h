@@ -96,6 +96,11 @@ typedef struct lg_error {
    type, as malloc's is. A model's hook also serves the interpreters made from it (run.h). */
 typedef void *(*lg_alloc_fn)(void *ud, void *ptr, size_t osize, size_t nsize);
 
+/* Progress of long work (calibration, sensitivity sweeps): called with what is being done
+   ("calibrate", "sensitivity"...), the steps done and the total; the library never prints,
+   the CLI draws it on stderr when stderr is a terminal. May be NULL. */
+typedef void (*lg_progress_fn)(void *ud, const char *what, uint64_t done, uint64_t total);
+
 /* ---------------------------------------------------------------- types */
 
 /* Tensor element types; values are TFLite's TensorType. */

@@ -95,6 +95,19 @@ typedef struct lg_quant_file {
     const char *sha256;        /* 64 lower-case hex digits */
 } lg_quant_file;
 
+/* How int8-static estimates an activation tensor's range from the calibration values. */
+typedef enum lg_quant_range {
+    LG_RANGE_MINMAX = 0,       /* [min, max] over every value (TFLite's calibrator) */
+    LG_RANGE_PERCENTILE = 1,   /* [p_lo, p_hi]: the central `percentile` % of the values */
+    LG_RANGE_MSE = 2,          /* the clipping range that minimises the mean squared
+                                  quantization error (clip + rounding) over the values */
+    LG_RANGE_COUNT
+} lg_quant_range;
+
+/* "minmax", "percentile", "mse"; lg_quant_range_from_name returns -1 if unknown. */
+const char *lg_quant_range_name(lg_quant_range r);
+int lg_quant_range_from_name(const char *s);
+
 typedef struct lg_quant_options {
     lg_quant_mode mode;
     bool per_tensor;           /* int8/int4: one scale per tensor (default: per channel) */
@@ -115,6 +128,20 @@ typedef struct lg_quant_options {
     /* the check after */
     lg_target target;
     lg_gpu gpu;
+    /* int8-static (and the sensitivity sweep): the activation ranges come from running the
+       float model on the calibration cases (cases / n_cases: at least one is required) */
+    lg_quant_range range;      /* how a tensor's range is estimated from its values */
+    double percentile;         /* LG_RANGE_PERCENTILE: the kept fraction in percent (default
+                                  99.99 when 0); the range is [p_lo, p_hi] of the values */
+    bool int8_io;              /* the model's float inputs and outputs become INT8 (default:
+                                  they stay FLOAT32, with QUANTIZE / DEQUANTIZE at the edge) */
+    /* evaluation cases, kept apart from the calibration cases (the handbook's rule): when
+       given, the report's figures are measured on these instead of on the calibration cases */
+    const void *const *const *eval_cases;
+    const char *const *eval_names;
+    uint32_t n_eval;
+    double target_error;       /* > 0: --target-error, see lg_quant_report.sensitivity */
+    lg_progress_fn progress; void *progress_ud;
 } lg_quant_options;
 
 /* One constant converted. Indices are the input model's. */
