@@ -13,9 +13,11 @@
  * Second operands are int8 constants (a fixed formula) with their own quantization; weights
  * are symmetric per-channel int8 as the converter makes them.
  *
- * Prints one line per model: "NAME OUTPUT_SCALE TFLITE_MAX XNNPACK_MAX", the largest difference in output
- * units the test accepts with --int-arith tflite and xnnpack (see the test's header). Only the
- * public API is used. Exit 0, 1 on failure.
+ * Prints one line per model: "run NAME OUTPUT_SCALE TFLITE_MAX XNNPACK_MAX" (the largest
+ * difference in output units the test accepts with --int-arith tflite and xnnpack, see the
+ * test's header), or "refuse NAME WORDS" for the forms litegpu must refuse with a one-line
+ * message containing WORDS. NAME arguments select models. Only the public API is used.
+ * Exit 0, 1 on failure.
  */
 #include <math.h>
 #include <stdio.h>
@@ -549,6 +551,65 @@ static void m_seg(void) {
     tfl_max = 3;
 }
 
+/* ------------------------------------------------------------------ refused forms */
+
+/* MAXIMUM of inputs with different quantizations: TFLite compares the raw integers */
+static void r_maximum_mixed(void) {
+    int x, a = base(&x), y = same("y", SH);
+    int k = qconst("k", LG_DIMS(6), 0.1f, 3, -100, 100, 3);
+    lg_b_op_v(&B, LG_OP_MAXIMUM, 1, LG_IDS(a, k), LG_IDS(y), LG_OPTS_NONE, NULL);
+    io(x, y);
+}
+/* RESIZE_BILINEAR whose output quantization differs from the input's */
+static void r_bilinear_requant(void) {
+    int x, a = base(&x), y = qt("y", LG_INT8, LG_DIMS(1, 8, 12, 6), 0.1f, Z0);
+    int sz = lg_b_const_i32(&B, "size", LG_DIMS(2), (const int32_t[]){8, 12});
+    lg_resize_bilinear_options o = {false, true};
+    lg_b_op_v(&B, LG_OP_RESIZE_BILINEAR, 1, LG_IDS(a, sz), LG_IDS(y), LG_OPTS_RESIZE_BILINEAR_OPTIONS, &o);
+    io(x, y);
+}
+/* PADV2 whose constant_values do not share the output's zero point */
+static void r_padv2_quant(void) {
+    int x, a = base(&x), y = same("y", LG_DIMS(1, 6, 6, 6));
+    int p = lg_b_const_i32(&B, "pads", LG_DIMS(4, 2), (const int32_t[]){0, 0, 1, 1, 0, 0, 0, 0});
+    int8_t cv = 17;
+    int c = lg_b_const(&B, "cv", LG_INT8, LG_SCALAR, &cv, 1);
+    qset(c, S0, Z0 + 1);
+    lg_b_op_v(&B, LG_OP_PADV2, 1, LG_IDS(a, p, c), LG_IDS(y), LG_OPTS_NONE, NULL);
+    io(x, y);
+}
+/* int8 CONCATENATION of inputs with different scales (TFLite's int8 kernel refuses it) */
+static void r_concat_requant(void) {
+    int x, a = base(&x), y = same("y", LG_DIMS(1, 4, 6, 9));
+    int k = qconst("k", LG_DIMS(1, 4, 6, 3), 2 * S0, Z0, -128, 127, 1);
+    lg_concatenation_options o = {3, 0};
+    lg_b_op_v(&B, LG_OP_CONCATENATION, 1, LG_IDS(a, k), LG_IDS(y), LG_OPTS_CONCATENATION_OPTIONS, &o);
+    io(x, y);
+}
+/* int16 LOGISTIC with a power-of-two input scale (2^-12: TFLite's gemmlowp path) */
+static void r_logistic16_pot(void) { act16_model(LG_OP_LOGISTIC, 1.0f / 4096, 1.0f / 32768, LG_OPTS_NONE, NULL); }
+/* RSQRT of negative values (input zero point 0, values down to -128) */
+static void r_rsqrt_negative(void) { unary_model(LG_OP_RSQRT, LG_INT8, 0.02f, 0, 0.05f, -100, LG_OPTS_NONE, NULL); }
+/* DIV by a constant holding its zero point */
+static void r_div_zero(void) {
+    int x, a = base(&x), y = qt("y", LG_INT8, SH, 0.06f, -4);
+    int k = qconst("k", LG_DIMS(6), 0.02f, 5, 0, 10, 0);
+    lg_div_options o = {LG_ACTIVATION_FUNCTION_TYPE_NONE};
+    lg_b_op_v(&B, LG_OP_DIV, 1, LG_IDS(a, k), LG_IDS(y), LG_OPTS_DIV_OPTIONS, &o);
+    io(x, y);
+}
+
+/* refused by litegpu, with a word its one-line message must contain */
+static const struct { const char *name; void (*fn)(void); const char *what; } refusals[] = {
+    {"r2_maximum_mixed", r_maximum_mixed, "share their quantization"},
+    {"r2_bilinear_requant", r_bilinear_requant, "does not requantize"},
+    {"r2_padv2_quant", r_padv2_quant, "constant_values"},
+    {"r2_concat_requant", r_concat_requant, "requires equal quantization"},
+    {"r2_logistic16_pot", r_logistic16_pot, "power-of-two"},
+    {"r2_rsqrt_negative", r_rsqrt_negative, "non-negative"},
+    {"r2_div_zero", r_div_zero, "is zero"},
+};
+
 static const struct { const char *name; void (*fn)(void); } models[] = {
     {"q2_reshape", m_reshape}, {"q2_squeeze", m_squeeze}, {"q2_expand_dims", m_expand_dims},
     {"q2_transpose", m_transpose}, {"q2_slice", m_slice}, {"q2_strided_slice", m_strided_slice},
@@ -569,6 +630,36 @@ static const struct { const char *name; void (*fn)(void); } models[] = {
     {"q2_bmm", m_bmm}, {"q2_bmm_const", m_bmm_const}, {"q2_block", m_block}, {"q2_seg", m_seg},
 };
 
+static int write_model(const char *dir, const char *name, void (*fn)(void)) {
+    lg_error err;
+    if (lg_model_new(NULL, NULL, &M, &err) != LG_OK) {
+        fprintf(stderr, "make_quant_models2: %s\n", err.msg);
+        return 0;
+    }
+    lg_builder_init(&B, M, 0);
+    tfl_max = xnn_max = 0;
+    out_scale = 0;
+    fn();
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.tflite", dir, name);
+    lg_write_options wo = {.force = true};
+    lg_status st = B.status;
+    if (st != LG_OK) err = B.err;
+    else st = lg_tflite_write_file(M, path, &wo, &err);
+    lg_model_free(M);
+    if (st != LG_OK) fprintf(stderr, "make_quant_models2: %s: %s\n", name, err.msg);
+    return st == LG_OK;
+}
+
+/* NAME arguments select models (default: all). Lines: "run NAME OUTPUT_SCALE TFLITE_MAX
+   XNNPACK_MAX" and "refuse NAME WORDS..." */
+static int wanted(int argc, char **argv, const char *name) {
+    if (argc == 2) return 1;
+    for (int i = 2; i < argc; i++)
+        if (strcmp(argv[i], name) == 0) return 1;
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
         fprintf(stderr, "usage: make_quant_models2 DIR [NAME...]\n");
@@ -576,31 +667,18 @@ int main(int argc, char **argv) {
     }
     int bad = 0;
     for (size_t k = 0; k < sizeof models / sizeof models[0]; k++) {
-        int wanted = argc == 2;
-        for (int i = 2; i < argc; i++) wanted |= strcmp(argv[i], models[k].name) == 0;
-        if (!wanted) continue;
-        lg_error err;
-        if (lg_model_new(NULL, NULL, &M, &err) != LG_OK) {
-            fprintf(stderr, "make_quant_models2: %s\n", err.msg);
-            return 1;
-        }
-        lg_builder_init(&B, M, 0);
-        tfl_max = xnn_max = 0;
-        out_scale = 0;
-        models[k].fn();
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s.tflite", argv[1], models[k].name);
-        lg_write_options wo = {.force = true};
-        lg_status st = B.status;
-        if (st != LG_OK) err = B.err;
-        else st = lg_tflite_write_file(M, path, &wo, &err);
-        lg_model_free(M);
-        if (st != LG_OK) {
-            fprintf(stderr, "make_quant_models2: %s: %s\n", models[k].name, err.msg);
+        if (!wanted(argc, argv, models[k].name)) continue;
+        if (write_model(argv[1], models[k].name, models[k].fn))
+            printf("run %s %.9g %d %d\n", models[k].name, out_scale, tfl_max, xnn_max);
+        else
             bad = 1;
-            continue;
-        }
-        printf("%s %.9g %d %d\n", models[k].name, out_scale, tfl_max, xnn_max);
+    }
+    for (size_t k = 0; k < sizeof refusals / sizeof refusals[0]; k++) {
+        if (!wanted(argc, argv, refusals[k].name)) continue;
+        if (write_model(argv[1], refusals[k].name, refusals[k].fn))
+            printf("refuse %s %s\n", refusals[k].name, refusals[k].what);
+        else
+            bad = 1;
     }
     return bad;
 }
