@@ -14,9 +14,9 @@
  *   VisitTransposeConvNode): src/operators/deconvolution-nhwc.c, scale[oc] =
  *   s_in * s_w[oc] / s_out in float, the qs8-qc8w fp32 requantization of the GEMM kernels:
  *   y = rne(float(acc + bias) * scale), clamped to the activation's range (as k_quant_conv.c).
- *   Where the delegate refuses the geometry (SAME with a stride above the kernel, VALID with a
- *   kernel larger than the output: CalculateTransposeConvPaddings) TFLite's kernel runs, and
- *   so does its arithmetic here.
+ *   Where the delegate refuses the geometry (SAME with a stride above the kernel or an output
+ *   that does not map back to the input's size, VALID with a kernel larger than the output:
+ *   CalculateTransposeConvPaddings) TFLite's kernel runs, and so does its arithmetic here.
  * uint8 and int16 activations are refused.
  */
 #include "run/k_conv.h"
@@ -134,9 +134,12 @@ lg_status lgq_tconv_prepare(lgk_node *n, lg_error *err) {
     q->in_off = -in.zp;
     q->out_zp = out.zp;
     /* the delegate refuses (so TFLite's kernel runs): SAME with a stride above the kernel,
-       VALID with a kernel larger than the output (CalculateTransposeConvPaddings) */
-    const int xnn_geometry = o->padding == LG_PADDING_SAME ? q->kh >= q->sh && q->kw >= q->sw
-                                                           : q->kh <= q->oh && q->kw <= q->ow;
+       an output whose SAME forward conv does not give the input's size, VALID with a kernel
+       larger than the output (CalculateTransposeConvPaddings) */
+    const int xnn_geometry = o->padding == LG_PADDING_SAME
+                                 ? q->kh >= q->sh && q->kw >= q->sw && (q->oh + q->sh - 1) / q->sh == q->ih &&
+                                       (q->ow + q->sw - 1) / q->sw == q->iw
+                                 : q->kh <= q->oh && q->kw <= q->ow;
     q->xnn = n->ctx->int_arith == LG_INT_XNNPACK && xnn_geometry;
     if (q->xnn) LG_TRY(lgq_act_range(n, o->fused_activation_function, y, &q->lo, &q->hi, err));
     else LG_TRY(lgq_act_range_tflite(n, o->fused_activation_function, y, &q->lo, &q->hi, err));

@@ -438,6 +438,27 @@ static const lg_softmax_options softmax_beta = {1.0f};
 static void m_softmax16(void) { act16_model(LG_OP_SOFTMAX, 6.5f / 32767, 1.0f / 32768, LG_OPTS_SOFTMAX_OPTIONS, &softmax_beta); }
 static void m_gelu16(void) { act16_model(LG_OP_GELU, 6.5f / 32767, 6.2f / 32767, LG_OPTS_GELU_OPTIONS, &gelu_exact); }
 
+/* the int16 elementwise ops of elementwise.cc: x * 12 in [0, 12) (RSQRT, LOG, SQRT) or [-6, 6) */
+static void unary16_model(int code, int positive, float s_out) {
+    int x, a = input16(SH16, 12.0f, positive ? 0.0f : -6.0f, 12.5f / 32767, &x);
+    int y = qt("y", LG_INT16, SH16, s_out, 0);
+    lg_b_op_v(&B, code, 1, LG_IDS(a), LG_IDS(y), LG_OPTS_NONE, NULL);
+    io(x, y);
+}
+static void m_rsqrt16(void) { unary16_model(LG_OP_RSQRT, 1, 60.0f / 32767); }
+static void m_log16(void) { unary16_model(LG_OP_LOG, 1, 8.0f / 32767); }
+static void m_sqrt16(void) { unary16_model(LG_OP_SQRT, 1, 3.6f / 32767); }
+static void m_abs16(void) { unary16_model(LG_OP_ABS, 0, 7.0f / 32767); }
+
+/* REDUCE_MAX int8 over the channels (the input's quantization: the raw maximum) */
+static void m_reduce_max(void) {
+    int x, a = base(&x), y = same("y", LG_DIMS(1, 4, 6));
+    int ax = lg_b_const_i32(&B, "axes", LG_DIMS(1), (const int32_t[]){3});
+    lg_reducer_options o = {false};
+    lg_b_op_v(&B, LG_OP_REDUCE_MAX, 1, LG_IDS(a, ax), LG_IDS(y), LG_OPTS_REDUCER_OPTIONS, &o);
+    io(x, y);
+}
+
 static void binary16_model(int code) {
     int x, a = input16(SH16, 12.0f, -6.0f, 6.5f / 32767, &x);
     int16_t kv[16];
@@ -471,6 +492,36 @@ static void m_bmm(void) {
     io(x, y);
     tfl_max = 1;
 }
+
+/* s_a s_b / s_out = 1/2 exactly (power-of-two scales): every odd sum is a tie, which TFLite
+   rounds away from zero and XNNPACK to even. self: the rhs is the activation itself with zero
+   point -4, which XNNPACK's delegate does not take (LiteRT.js runs TFLite's kernel); PRELU
+   (not delegated: the same integers everywhere) first maps the input (zero point -128, so
+   x - zp >= 0) to [0, 8] at 32 times the scale, keeping the sums below saturation. Else the
+   rhs is a constant symmetric matrix (delegated). */
+static void bmm_ties(int self) {
+    const float s = 1.0f / 16;
+    int x, a = input8(LG_DIMS(1, 4, 6, 6), LG_INT8, s, self ? 0 : 100, &x);
+    int r = qt("r", LG_INT8, LG_DIMS(4, 6, 6), s, self ? -128 : -28);
+    int shp = lg_b_const_i32(&B, "shape", LG_DIMS(3), (const int32_t[]){4, 6, 6});
+    lg_b_op_v(&B, LG_OP_RESHAPE, 1, LG_IDS(a, shp), LG_IDS(r), LG_OPTS_NONE, NULL);
+    float sr = s;
+    if (self) {
+        int al = qconst("alpha", LG_DIMS(1), 0.1f, 0, 1, 1, 0);
+        sr = 32 * s;
+        int p = qt("p", LG_INT8, LG_DIMS(4, 6, 6), sr, -4);
+        lg_b_op_v(&B, LG_OP_PRELU, 1, LG_IDS(r, al), LG_IDS(p), LG_OPTS_NONE, NULL);
+        r = p;
+    }
+    int k = self ? r : qconst("k", LG_DIMS(6, 6), 1.0f / 64, 0, -3, 3, 1);
+    int y = qt("y", LG_INT8, LG_DIMS(4, 6, 6), self ? 2 * sr * sr : 2.0f / 1024, 0);
+    lg_batch_mat_mul_options o = {false, self != 0, false};
+    lg_b_op_v(&B, LG_OP_BATCH_MATMUL, 1, LG_IDS(r, k), LG_IDS(y), LG_OPTS_BATCH_MAT_MUL_OPTIONS, &o);
+    io(x, y);
+    tfl_max = self ? 0 : 1;
+}
+static void m_bmm_ties(void) { bmm_ties(0); }
+static void m_bmm_ties_self(void) { bmm_ties(1); }
 
 /* activations x a constant symmetric int8 matrix [6, 5] (zero point 0) */
 static void m_bmm_const(void) {
@@ -626,8 +677,9 @@ static const struct { const char *name; void (*fn)(void); } models[] = {
     {"q2_sqrt", m_sqrt}, {"q2_abs", m_abs}, {"q2_log", m_log},
     {"q2_sqdiff", m_sqdiff}, {"q2_div", m_div}, {"q2_div_wide", m_div_wide}, {"q2_prelu", m_prelu},
     {"q2_logistic16", m_logistic16}, {"q2_tanh16", m_tanh16}, {"q2_softmax16", m_softmax16},
-    {"q2_gelu16", m_gelu16}, {"q2_add16", m_add16}, {"q2_mul16", m_mul16},
-    {"q2_bmm", m_bmm}, {"q2_bmm_const", m_bmm_const}, {"q2_block", m_block}, {"q2_seg", m_seg},
+    {"q2_gelu16", m_gelu16}, {"q2_rsqrt16", m_rsqrt16}, {"q2_log16", m_log16}, {"q2_sqrt16", m_sqrt16},
+    {"q2_abs16", m_abs16}, {"q2_reduce_max", m_reduce_max}, {"q2_add16", m_add16}, {"q2_mul16", m_mul16},
+    {"q2_bmm", m_bmm}, {"q2_bmm_const", m_bmm_const}, {"q2_bmm_ties", m_bmm_ties}, {"q2_bmm_ties_self", m_bmm_ties_self}, {"q2_block", m_block}, {"q2_seg", m_seg},
 };
 
 static int write_model(const char *dir, const char *name, void (*fn)(void)) {
