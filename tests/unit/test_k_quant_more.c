@@ -446,3 +446,25 @@ LG_TEST(k_quant_more_softmax_int16) {
     c.out[0].scale = bad;
     kt_expect_fail(__FILE__, __LINE__, &c, LG_PREC_F32, LG_ERR_FORMAT, "1/32768");
 }
+
+/* ------------------------------------------------------------------ BATCH_MATMUL delegation */
+
+/* BATCH_MATMUL int8 [1,1,1] x [1,1,1]: x = 1 (scale 1), rhs w = 1 with zero point 0 at scale
+   0.5: acc = 1, times 0.5 = 0.5 -> TFLite 1 (away from zero), XNNPACK 0 (to even). With the
+   rhs w = 2 at zero point 1 (w - zp = 1, the same 0.5) XNNPACK's delegate refuses the node
+   (xnnpack_delegate.cc VisitBatchMatMulNode: non-zero rhs zero point), so LiteRT.js runs
+   TFLite's kernel: 1 in both arithmetics. */
+LG_TEST(k_quant_more_bmm_rhs_zero_point_not_delegated) {
+    const int8_t x[1] = {1}, w[1] = {1}, w2[1] = {2};
+    lg_batch_mat_mul_options o = {false, false, false};
+    kt_op c = {LG_OP_BATCH_MATMUL, LG_OPTS_BATCH_MAT_MUL_OPTIONS, &o, 2, {
+        q(LG_INT8, LG_DIMS(1, 1, 1), x, S1, Z0), qc(LG_INT8, LG_DIMS(1, 1, 1), w, S05, Z0),
+    }, 1, {q(LG_INT8, LG_DIMS(1, 1, 1), NULL, S1, Z0)}};
+    const int64_t one[1] = {1}, zero[1] = {0};
+    EXPECT(&c, LG_INT_TFLITE, one);
+    EXPECT(&c, LG_INT_XNNPACK, zero);
+    const int64_t z1[1] = {1};
+    c.in[1].data = w2;
+    c.in[1].zp = z1;
+    EXPECT_BOTH(&c, one);
+}
