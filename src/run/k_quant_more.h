@@ -1,7 +1,8 @@
 /* More integer kernels (internal), registered in k_quant.c's table through LGQ_MORE_KERNELS:
  *
  *   k_quant_resize.c  RESIZE_BILINEAR, RESIZE_NEAREST_NEIGHBOR (int8, uint8, int16)
- *   k_quant_tconv.c   TRANSPOSE_CONV (int8 activations, int8 weights per tensor or channel)
+ *   k_quant_tconv.c   TRANSPOSE_CONV (int8 with int8 weights per tensor or channel, uint8 with
+ *                     uint8 weights per tensor)
  *   k_quant_unary.c   GELU (int8, uint8, int16 LUTs), RSQRT, SQRT, ABS, LOG (int8, int16)
  *   k_quant_binary.c  SQUARED_DIFFERENCE (int8), DIV (int8, uint8, int16), PRELU (int8,
  *                     uint8, int16 with int8 alpha), MAXIMUM / MINIMUM (equal quantization)

@@ -365,6 +365,27 @@ static void tconv_model(int padding, int stride, int k, int oh, int ow, int act)
     lg_b_op_v(&B, LG_OP_TRANSPOSE_CONV, act ? 4 : 3, LG_IDS(os, w, a, b), LG_IDS(y), LG_OPTS_TRANSPOSE_CONV_OPTIONS, &o);
     io(x, y);
 }
+/* uint8 activations and per-tensor uint8 weights (zero point 120), the Coral form */
+static void m_tconv_u8(void) {
+    int x, a = input8(LG_DIMS(1, 4, 5, 6), LG_UINT8, S0, 110, &x);
+    uint8_t wv[4 * 3 * 3 * 6];
+    for (int i = 0; i < (int)sizeof wv; i++) wv[i] = (uint8_t)(120 + lrintf(40.0f * wf(i % 4, i))); /* [60, 180] */
+    int w = lg_b_const(&B, "w", LG_UINT8, LG_DIMS(4, 3, 3, 6), wv, sizeof wv);
+    qset(w, 0.01f, 120);
+    int32_t bv[4] = {40, -300, 0, 1234};
+    int b = lg_b_const_i32(&B, "b", LG_DIMS(4), bv);
+    qset(b, S0 * 0.01f, 0);
+    int os = lg_b_const_i32(&B, "oshape", LG_DIMS(4), (const int32_t[]){1, 8, 10, 4});
+    int y = qt("y", LG_UINT8, LG_DIMS(1, 8, 10, 4), 0.08f, 128);
+    lg_transpose_conv_options o;
+    memset(&o, 0, sizeof o);
+    o.padding = LG_PADDING_SAME;
+    o.stride_w = o.stride_h = 2;
+    lg_b_op_v(&B, LG_OP_TRANSPOSE_CONV, 2, LG_IDS(os, w, a, b), LG_IDS(y), LG_OPTS_TRANSPOSE_CONV_OPTIONS, &o);
+    io(x, y);
+    tfl_max = 1;
+}
+
 /* delegated: XNNPACK's float requantization against TFLite's double rounding */
 static void m_tconv(void) { tconv_model(LG_PADDING_SAME, 2, 3, 8, 10, 0); tfl_max = 1; }
 static void m_tconv_valid_relu(void) { tconv_model(LG_PADDING_VALID, 1, 3, 6, 7, LG_ACTIVATION_FUNCTION_TYPE_RELU); tfl_max = 1; }
@@ -672,7 +693,7 @@ static const struct { const char *name; void (*fn)(void); } models[] = {
     {"q2_bilinear", m_bilinear}, {"q2_bilinear_hp", m_bilinear_hp}, {"q2_bilinear_ac", m_bilinear_ac},
     {"q2_bilinear_u8", m_bilinear_u8}, {"q2_bilinear_u8_x8", m_bilinear_u8_x8}, {"q2_nearest", m_nearest},
     {"q2_nearest_hp", m_nearest_hp}, {"q2_nearest_ac", m_nearest_ac},
-    {"q2_tconv", m_tconv}, {"q2_tconv_valid_relu", m_tconv_valid_relu}, {"q2_tconv_s3", m_tconv_s3},
+    {"q2_tconv", m_tconv}, {"q2_tconv_valid_relu", m_tconv_valid_relu}, {"q2_tconv_s3", m_tconv_s3}, {"q2_tconv_u8", m_tconv_u8},
     {"q2_gelu", m_gelu}, {"q2_gelu_approx", m_gelu_approx}, {"q2_gelu_u8", m_gelu_u8}, {"q2_rsqrt", m_rsqrt},
     {"q2_sqrt", m_sqrt}, {"q2_abs", m_abs}, {"q2_log", m_log},
     {"q2_sqdiff", m_sqdiff}, {"q2_div", m_div}, {"q2_div_wide", m_div_wide}, {"q2_prelu", m_prelu},

@@ -214,6 +214,20 @@ LG_TEST(k_quant_more_transpose_conv) {
     c.out[0].shape = LG_DIMS(1, 3, 3, 1);
     const int64_t s3[9] = {1, 1, 0, 2, 2, 0, 0, 0, 0};
     EXPECT_BOTH(&c, s3);
+    /* uint8 with uint8 weights per tensor: x = 3 at zero point 1 (2), w = {5, 7, 4, 4} at zero
+       point 4 ({1, 3, 0, 0}): acc {2, 6, 0, 0} * 0.25 = {0.5, 1.5, 0, 0} + zero point 10:
+       TFLite {11, 12, 10, 10}, XNNPACK {10, 12, 10, 10} */
+    const uint8_t xu[1] = {3}, wu[4] = {5, 7, 4, 4};
+    const int64_t z1[1] = {1}, z4[1] = {4}, z10[1] = {10};
+    kt_op u = {LG_OP_TRANSPOSE_CONV, LG_OPTS_TRANSPOSE_CONV_OPTIONS, &o, 3, {
+        KT_CONST(LG_INT32, LG_DIMS(4), os), qc(LG_UINT8, LG_DIMS(1, 2, 2, 1), wu, S025, z4),
+        q(LG_UINT8, LG_DIMS(1, 1, 1, 1), xu, S1, z1),
+    }, 1, {q(LG_UINT8, LG_DIMS(1, 2, 2, 1), NULL, S1, z10)}};
+    o.padding = LG_PADDING_VALID;
+    o.stride_w = o.stride_h = 2;
+    const int64_t utfl[4] = {11, 12, 10, 10}, uxnn[4] = {10, 12, 10, 10};
+    EXPECT(&u, LG_INT_TFLITE, utfl);
+    EXPECT(&u, LG_INT_XNNPACK, uxnn);
     /* int8 weights must be symmetric */
     const int64_t wz[1] = {1};
     c.in[1].zp = wz;
