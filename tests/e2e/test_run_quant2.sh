@@ -95,7 +95,7 @@ u8in="$T/peer/q2_maximum/pattern/input_0.npy"
 while read -r kind name what; do
     [ "$kind" = refuse ] || continue
     for arith in tflite xnnpack; do
-        if "$LG" run "$T/m/$name.tflite" --int-arith "$arith" -i "0=$u8in" --fill pattern --out "$T/r" \
+        if "$LG" run "$T/m/$name.tflite" --int-arith "$arith" -i "0=$u8in" --fill pattern --force --out "$T/r" \
             >"$T/run.log" 2>&1; then
             bad "$name $arith refused" "litegpu run succeeded"
         else

@@ -671,6 +671,14 @@ static void r_div_zero(void) {
     io(x, y);
 }
 
+/* SQUARED_DIFFERENCE whose output scale needs a multiplier >= 1 (TFLite's TFLITE_CHECK) */
+static void r_sqdiff_small_scale(void) {
+    int x, a = base(&x), y = qt("y", LG_INT8, SH, 1e-7f, 0); /* (2 * 0.05)^2 / (2^14 * 1e-7) = 6.1 */
+    int k = qconst("k", LG_DIMS(6), 0.04f, 5, -120, 120, 2);
+    lg_b_op_v(&B, LG_OP_SQUARED_DIFFERENCE, 1, LG_IDS(a, k), LG_IDS(y), LG_OPTS_NONE, NULL);
+    io(x, y);
+}
+
 /* refused by litegpu, with a word its one-line message must contain */
 static const struct { const char *name; void (*fn)(void); const char *what; } refusals[] = {
     {"r2_maximum_mixed", r_maximum_mixed, "share their quantization"},
@@ -680,6 +688,7 @@ static const struct { const char *name; void (*fn)(void); const char *what; } re
     {"r2_logistic16_pot", r_logistic16_pot, "power-of-two"},
     {"r2_rsqrt_negative", r_rsqrt_negative, "non-negative"},
     {"r2_div_zero", r_div_zero, "is zero"},
+    {"r2_sqdiff_small_scale", r_sqdiff_small_scale, "too small"},
 };
 
 static const struct { const char *name; void (*fn)(void); } models[] = {
