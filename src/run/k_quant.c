@@ -6,6 +6,7 @@
 
 #include "lg/ops.h"
 #include "run/k_quant.h"
+#include "run/k_quant_more.h"
 
 /* tflite/kernels/internal/quantization_util.cc QuantizeMultiplier (not TFLITE_EMULATE_FLOAT,
    not TFLITE_SINGLE_ROUNDING): q = frexp(m, &shift); q_fixed = TfLiteRound(q * 2^31) (std::round,
@@ -166,12 +167,12 @@ static const lgk_kernel quant_kernels[] = {
     {LG_OP_ADD, NULL, lgq_addsub_prepare, lgq_addsub_eval},
     {LG_OP_SUB, NULL, lgq_addsub_prepare, lgq_addsub_eval},
     {LG_OP_MUL, NULL, lgq_mul_prepare, lgq_mul_eval},
-    {LG_OP_LOGISTIC, NULL, lgq_lut_prepare, lgq_lut_eval},
-    {LG_OP_TANH, NULL, lgq_lut_prepare, lgq_lut_eval},
+    {LG_OP_LOGISTIC, NULL, lgq_act16_prepare, lgq_act16_eval},
+    {LG_OP_TANH, NULL, lgq_act16_prepare, lgq_act16_eval},
     {LG_OP_HARD_SWISH, NULL, lgq_lut_prepare, lgq_lut_eval},
     {LG_OP_LEAKY_RELU, NULL, lgq_lut_prepare, lgq_lut_eval},
     {LG_OP_ELU, NULL, lgq_lut_prepare, lgq_lut_eval},
-    {LG_OP_SOFTMAX, NULL, lgq_softmax_prepare, lgq_softmax_eval},
+    {LG_OP_SOFTMAX, NULL, lgq_act16_prepare, lgq_act16_eval},
     {LG_OP_RELU, NULL, lgq_relu_prepare, lgq_relu_eval},
     {LG_OP_RELU6, NULL, lgq_relu_prepare, lgq_relu_eval},
     {LG_OP_RELU_N1_TO_1, NULL, lgq_relu_prepare, lgq_relu_eval},
@@ -180,6 +181,7 @@ static const lgk_kernel quant_kernels[] = {
     {LG_OP_MAX_POOL_2D, NULL, lgq_pool_prepare, lgq_pool_eval},
     {LG_OP_MEAN, NULL, lgq_mean_prepare, lgq_mean_eval},
     {LG_OP_CONCATENATION, NULL, lgq_concat_prepare, lgq_concat_eval},
+    LGQ_MORE_KERNELS
     {0, NULL, NULL, NULL},
 };
 
@@ -216,6 +218,9 @@ const lgk_kernel *lgk_quant_find(const lgk_node *n) {
         break;
     case LG_OP_AVERAGE_POOL_2D: case LG_OP_MAX_POOL_2D:
         take = n->n_in > 0 && n->in[0] && lgq_is_qtype(n->in[0]->type);
+        break;
+    case LG_OP_TRANSPOSE_CONV: /* inputs: output_shape, weights, the data */
+        take = n->n_in > 2 && n->in[2] && lgq_is_qtype(n->in[2]->type);
         break;
     default:
         take = quantized_in(n, 0);

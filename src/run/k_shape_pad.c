@@ -69,6 +69,13 @@ static lg_status pad_setup(lgk_node *n, pad_state **out_s, lg_error *err) {
     return lgk_set_output(n, 0, in->type, out, in->rank, err);
 }
 
+/* TFLite's params.scale / params.zero_point: the first scale and zero point, 0 without any */
+static void first_quant(const lgk_tensor *t, float *scale, int64_t *zp) {
+    const lg_quant *q = t->ir ? t->ir->quant : NULL;
+    *scale = q && q->n_scale && q->scale ? q->scale[0] : 0.0f;
+    *zp = q && q->n_zero_point && q->zero_point ? q->zero_point[0] : 0;
+}
+
 lg_status lgks_pad_prepare(lgk_node *n, lg_error *err) {
     int v2 = n->code == LG_OP_PADV2;
     LG_TRY(lgks_counts(n, 2, v2 ? 3 : 2, 1, 1, err));
@@ -82,6 +89,19 @@ lg_status lgks_pad_prepare(lgk_node *n, lg_error *err) {
         if (cv->type != in->type)
             return lgk_fail(n, LG_ERR_FORMAT, err, "constant_values is %s but the input is %s", lg_dtype_name(cv->ir->type),
                             lg_dtype_name(in->ir->type));
+        /* pad.cc EvalInt: a quantized PADV2 (uint8 always, int8 / int16 with quantization)
+           pads with the raw constant, which must share the output's scale and zero point */
+        const int quantized = in->type == LG_UINT8 || ((in->type == LG_INT8 || in->type == LG_INT16) &&
+                                                       in->ir->quant && in->ir->quant->n_scale);
+        float cs, os;
+        int64_t cz, oz;
+        first_quant(cv, &cs, &cz);
+        first_quant(n->out[0], &os, &oz);
+        if (quantized && (cs != os || cz != oz))
+            return lgk_fail(n, LG_ERR_UNSUPPORTED, err,
+                            "constant_values (tensor %d: scale %g, zero point %lld) must share the output's "
+                            "quantization (scale %g, zero point %lld), as TFLite requires", cv->index, (double)cs,
+                            (long long)cz, (double)os, (long long)oz);
         s->value_input = 1;
     } else if (in->type == LG_INT8 || in->type == LG_UINT8 || in->type == LG_INT16) {
         /* quantized: TFLite pads with the output's zero point */
