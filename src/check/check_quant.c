@@ -11,6 +11,9 @@
  *    "Shape mismatch". The classic parser reads the constant with ObjectReader::ReadTensor into
  *    a BHWC tensor, whose SetAllDimensions takes rank 4 only, and CreateVectorCopyData<float>
  *    has no INT4 case.
+ *  - ML Drift's FULLY_CONNECTED parser, given runtime weights (2 runtime inputs: what a
+ *    DEQUANTIZE of INT8 weights leaves), builds a node without the constant bias
+ *    (model_builder.cc FullyConnectedOperationParser::Parse).
  *  - ML Drift quantizes an INT8/UINT8 graph output on the CPU after every run
  *    (delegate_webgpu.cc Invoke: DownloadGpuMemoryToIntermediateCpuTensors, QuantizeOutputs).
  *  - CheckMaxSupportedOpVersion compares the stored opcode version; for a DEQUANTIZE of a
@@ -99,6 +102,39 @@ void lgc_rule_dequantize_const(ck *c, const opx *x) {
     dequantize_fix(c, x, fix, sizeof fix);
     if (c->target == LG_TARGET_MLDRIFT) dequantize_const_mldrift(c, x, in, fix);
     else dequantize_const_classic(c, x, in, fix);
+}
+
+/* Is constant t non-zero anywhere (a float value != 0, or for other types any byte)? */
+static int nonzero_const(const ck *c, int32_t t) {
+    int64_t n = lgc_numel_of(c, t);
+    const lg_tensor *x = lgc_T(c, t);
+    if (lgc_is_float(x->type) || !lg_tensor_buffer(c->m, x)) {
+        for (int64_t i = 0; i < n; i++) {
+            double v;
+            if (!lgc_const_float(c, t, (uint32_t)i, &v) || v != 0.0) return 1;
+        }
+        return 0;
+    }
+    const lg_buffer *b = lg_tensor_buffer(c->m, x);
+    for (uint64_t i = 0; i < b->size; i++)
+        if (b->data[i]) return 1;
+    return 0;
+}
+
+void lgc_rule_fc_runtime_weights(ck *c, const opx *x) {
+    const lg_op *op = x->op;
+    if (c->target != LG_TARGET_MLDRIFT || op->n_inputs < 3 || op->inputs[1] < 0 || op->inputs[2] < 0) return;
+    int32_t w = op->inputs[1], bias = op->inputs[2];
+    if (c->is_const[w] || !c->is_const[bias] || !nonzero_const(c, bias)) return;
+    char s1[64], s2[64];
+    int32_t p = lgc_producer(c, w);
+    lg_finding *f = lgc_add(c, R_FC_RUNTIME_WEIGHTS_BIAS, x, NULL,
+                            "FULLY_CONNECTED weights %d \"%s\" %s are computed at run time (%s) and its bias %s is a "
+                            "non-zero constant: ML Drift builds the op without the bias (silently wrong)",
+                            w, lgc_tname(c, w), lgc_shp(c, w, s1, sizeof s1),
+                            p < 0 ? "a graph input" : lg_op_name(c->m, &c->sg->ops[p]), lgc_shp(c, bias, s2, sizeof s2));
+    lgc_with_tensor(f, w);
+    lgc_with_tensor(f, bias);
 }
 
 void lgc_version_understated(ck *c, const opx *x, int stored, int computed, int maxv, const char *why) {

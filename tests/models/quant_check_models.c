@@ -56,12 +56,15 @@ static int dequantize(lg_builder *b, int c, lg_dims sh, int v) {
     return w;
 }
 
-/* y = FULLY_CONNECTED(x, w [O,I], bias [O]) with x of shape in; keep_num_dims keeps in's rank
-   (FC version 5, op_version.cc: keep_num_dims), else y is [rows, O] (version 1). */
-static void fully_connected(lg_builder *b, int x, lg_dims in, int w, int O, int keep) {
+enum { NO_BIAS, BIAS, ZERO_BIAS };
+
+/* y = FULLY_CONNECTED(x, w [O,I], bias) with x of shape in; keep_num_dims keeps in's rank
+   (FC version 5, op_version.cc: keep_num_dims), else y is [rows, O] (version 1). The bias [O]:
+   none (an omitted input), 0.1 (k % 7) - 0.3 for output k (-0.3 for k = 0), or zeros. */
+static void fully_connected(lg_builder *b, int x, lg_dims in, int w, int O, int keep, int bias_kind) {
     float bias[64];
-    for (int k = 0; k < 64; k++) bias[k] = 0.1f * (float)(k % 7) - 0.3f;
-    int bi = lg_b_const_f32(b, "b", LG_DIMS(O), bias);
+    for (int k = 0; k < 64; k++) bias[k] = bias_kind == ZERO_BIAS ? 0.0f : 0.1f * (float)(k % 7) - 0.3f;
+    int bi = bias_kind == NO_BIAS ? -1 : lg_b_const_f32(b, "b", LG_DIMS(O), bias);
     int32_t osh[4];
     uint32_t on = 2;
     if (keep) {
@@ -80,12 +83,26 @@ static void fully_connected(lg_builder *b, int x, lg_dims in, int w, int O, int 
     lg_b_io(b, LG_IDS(x), LG_IDS(y));
 }
 
-/* FC(x [1,I] or in, DEQUANTIZE(INT8 per-tensor weights [O,I]) at version v). */
-static void fc_int8(lg_builder *b, lg_dims in, int O, int v, int keep) {
+/* FC(x of shape in, DEQUANTIZE(INT8 per-tensor weights [O,I]) at version v, bias). */
+static void fc_int8(lg_builder *b, lg_dims in, int O, int v, int keep, int bias_kind) {
     int I = in.v[in.n - 1];
     int x = lg_b_tensor(b, "x", LG_FLOAT32, in);
     int w = dequantize(b, q8_const(b, "w_int8", LG_INT8, LG_DIMS(O, I), 0), LG_DIMS(O, I), v);
-    fully_connected(b, x, in, w, O, keep);
+    fully_connected(b, x, in, w, O, keep, bias_kind);
+}
+
+/* FC(x [1,8], weights [4,8] a graph input, bias). */
+static void fc_runtime_weights(lg_builder *b, int bias_kind) {
+    int x = lg_b_tensor(b, "x", LG_FLOAT32, LG_DIMS(1, 8));
+    int w = lg_b_tensor(b, "w", LG_FLOAT32, LG_DIMS(4, 8));
+    float bias[4] = {-0.3f, -0.2f, -0.1f, 0.0f};
+    if (bias_kind == ZERO_BIAS) memset(bias, 0, sizeof bias);
+    int bi = bias_kind == NO_BIAS ? -1 : lg_b_const_f32(b, "b", LG_DIMS(4), bias);
+    int y = lg_b_tensor(b, "y", LG_FLOAT32, LG_DIMS(1, 4));
+    lg_fully_connected_options o;
+    memset(&o, 0, sizeof o);
+    lg_b_op_v(b, LG_OP_FULLY_CONNECTED, 1, LG_IDS(x, w, bi), LG_IDS(y), LG_OPTS_FULLY_CONNECTED_OPTIONS, &o);
+    lg_b_io(b, LG_IDS(x, w), LG_IDS(y));
 }
 
 /* y = code(x, DEQUANTIZE(constant of shape sh, type ty)), x of shape sh. DEQUANTIZE is version
@@ -167,9 +184,9 @@ static void relu_io(lg_builder *b, lg_dtype ty, int qin, int qout) {
 /* ------------------------------------------------------------------ dequantize-const-shape */
 
 /* FC weights [4,8] INT8: ML Drift builds {1,1,4,8}, reads {4,1,1,8} (seen: "Shape mismatch"). */
-void lgq_dqc_trigger(lg_builder *b) { fc_int8(b, LG_DIMS(1, 8), 4, 2, 0); }
+void lgq_dqc_trigger(lg_builder *b) { fc_int8(b, LG_DIMS(1, 8), 4, 2, 0, NO_BIAS); }
 /* keep_num_dims over [1,3,8], DEQUANTIZE stored at version 1 (seen: the same mismatch). */
-void lgq_dqc_trigger2(lg_builder *b) { fc_int8(b, LG_DIMS(1, 3, 8), 4, 1, 1); }
+void lgq_dqc_trigger2(lg_builder *b) { fc_int8(b, LG_DIMS(1, 3, 8), 4, 1, 1, NO_BIAS); }
 /* A rank-3 INT8 [2,3,4] operand of ADD: built {1,2,3,4}, read {2,1,3,4}. */
 void lgq_dqc_trigger3(lg_builder *b) { binary_dq(b, LG_OP_ADD, LG_INT8, LG_DIMS(2, 3, 4)); }
 /* A rank-2 UINT8 [4,8] operand of MUL. */
@@ -184,10 +201,12 @@ void lgq_dqc_trigger5(lg_builder *b) {
     lg_b_op_v(b, LG_OP_BATCH_MATMUL, 1, LG_IDS(x, w), LG_IDS(y), LG_OPTS_BATCH_MAT_MUL_OPTIONS, &o);
     lg_b_io(b, LG_IDS(x), LG_IDS(y));
 }
-/* hand_landmark_lite's landmark head, as `quantize --per-tensor` stores it: [1,672] x [63,672]. */
-void lgq_dqc_trigger6(lg_builder *b) { fc_int8(b, LG_DIMS(1, 672), 63, 2, 0); }
-/* Weights of one row [1,8]: {1,1,1,8} both ways (ML Drift builds it; classic: rank 2). */
-void lgq_dqc_nearmiss(lg_builder *b) { fc_int8(b, LG_DIMS(1, 8), 1, 2, 0); }
+/* hand_landmark_lite's landmark head, as `quantize --per-tensor` stores it: [1,672] x [63,672]
+   and a bias (so fc-runtime-weights-bias too). */
+void lgq_dqc_trigger6(lg_builder *b) { fc_int8(b, LG_DIMS(1, 672), 63, 2, 0, BIAS); }
+/* Weights of one row [1,8]: {1,1,1,8} both ways (ML Drift builds it; classic: rank 2); a zero
+   bias (a non-zero one is fc-runtime-weights-bias__trigger2). */
+void lgq_dqc_nearmiss(lg_builder *b) { fc_int8(b, LG_DIMS(1, 8), 1, 2, 0, ZERO_BIAS); }
 /* A rank-3 [1,3,4] operand: {1,1,3,4} both ways (classic: rank 3). */
 void lgq_dqc_nearmiss2(lg_builder *b) { binary_dq(b, LG_OP_ADD, LG_INT8, LG_DIMS(1, 3, 4)); }
 /* A rank-4 [2,3,4,5] operand: BHWC both ways, on both delegates. */
@@ -198,20 +217,28 @@ void lgq_dqc_nearmiss4(lg_builder *b) {
     for (int i = 0; i < 32; i++) h[i] = (uint16_t)(0x3800 + (i % 5) * 0x100); /* 0.5, 0.625, ... */
     int x = lg_b_tensor(b, "x", LG_FLOAT32, LG_DIMS(1, 8));
     int w = dequantize(b, lg_b_const(b, "w16", LG_FLOAT16, LG_DIMS(4, 8), h, sizeof h), LG_DIMS(4, 8), 3);
-    fully_connected(b, x, LG_DIMS(1, 8), w, 4, 0);
+    fully_connected(b, x, LG_DIMS(1, 8), w, 4, 0, BIAS);
 }
-/* FC weights [4,8] a graph input (runtime): no constant to build. */
-void lgq_dqc_nearmiss5(lg_builder *b) {
-    int x = lg_b_tensor(b, "x", LG_FLOAT32, LG_DIMS(1, 8));
-    int w = lg_b_tensor(b, "w", LG_FLOAT32, LG_DIMS(4, 8));
-    int y = lg_b_tensor(b, "y", LG_FLOAT32, LG_DIMS(1, 4));
-    lg_fully_connected_options o;
-    memset(&o, 0, sizeof o);
-    lg_b_op_v(b, LG_OP_FULLY_CONNECTED, 1, LG_IDS(x, w, -1), LG_IDS(y), LG_OPTS_FULLY_CONNECTED_OPTIONS, &o);
-    lg_b_io(b, LG_IDS(x, w), LG_IDS(y));
-}
+/* FC weights [4,8] a graph input (runtime), no bias: no constant to build. */
+void lgq_dqc_nearmiss5(lg_builder *b) { fc_runtime_weights(b, NO_BIAS); }
 /* INT8 per-tensor conv weights [2,3,3,3] (rank 4), DEQUANTIZE version 2. */
 void lgq_dqc_nearmiss6(lg_builder *b) { conv_dq(b, LG_INT8, 0, 2); }
+
+/* ------------------------------------------------------------------ fc-runtime-weights-bias */
+
+/* Weights a graph input [4,8], bias [-0.3,-0.2,-0.1,0]: ML Drift drops the bias. */
+void lgq_frw_trigger(lg_builder *b) { fc_runtime_weights(b, BIAS); }
+/* INT8 weights of one row [1,8] through DEQUANTIZE, bias -0.3 (seen: GPU -0.16, CPU -0.46). */
+void lgq_frw_trigger2(lg_builder *b) { fc_int8(b, LG_DIMS(1, 8), 1, 2, 0, BIAS); }
+/* The same runtime weights with an all-zero bias: nothing to drop. */
+void lgq_frw_nearmiss(lg_builder *b) { fc_runtime_weights(b, ZERO_BIAS); }
+/* Float constant weights [4,8] and the bias: the constant path reads it. */
+void lgq_frw_nearmiss2(lg_builder *b) {
+    float w[32];
+    for (int i = 0; i < 32; i++) w[i] = 0.05f * (float)(i % 9) - 0.2f;
+    int x = lg_b_tensor(b, "x", LG_FLOAT32, LG_DIMS(1, 8));
+    fully_connected(b, x, LG_DIMS(1, 8), lg_b_const_f32(b, "w", LG_DIMS(4, 8), w), 4, 0, BIAS);
+}
 
 /* ------------------------------------------------------------------ quant-graph-output */
 

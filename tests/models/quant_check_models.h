@@ -1,6 +1,6 @@
-/* The quantized-model rules of `litegpu check` (dequantize-const-shape, quant-graph-output,
- * op-version-understated; src/check/check_quant.c), a trigger and near-misses each, built once
- * for both of their users:
+/* The quantized-model rules of `litegpu check` (dequantize-const-shape, fc-runtime-weights-bias,
+ * quant-graph-output, op-version-understated; src/check/check_quant.c), a trigger and near-misses
+ * each, built once for both of their users:
  *
  *   tests/unit/test_check_quant.c        asserts what lg_check_model reports on each model,
  *                                        on both targets;
@@ -38,6 +38,10 @@ enum { LGQ_DELEGATE = 1u << 0 }; /* written by make_check_quant_models for the d
     X(dqc_nearmiss4, "dequantize-const-shape", "nearmiss4", LGQ_DELEGATE)           \
     X(dqc_nearmiss5, "dequantize-const-shape", "nearmiss5", LGQ_DELEGATE)           \
     X(dqc_nearmiss6, "dequantize-const-shape", "nearmiss6", LGQ_DELEGATE)           \
+    X(frw_trigger, "fc-runtime-weights-bias", "trigger", LGQ_DELEGATE)              \
+    X(frw_trigger2, "fc-runtime-weights-bias", "trigger2", LGQ_DELEGATE)            \
+    X(frw_nearmiss, "fc-runtime-weights-bias", "nearmiss", LGQ_DELEGATE)            \
+    X(frw_nearmiss2, "fc-runtime-weights-bias", "nearmiss2", LGQ_DELEGATE)          \
     X(qgo_trigger, "quant-graph-output", "trigger", LGQ_DELEGATE)                   \
     X(qgo_trigger2, "quant-graph-output", "trigger2", LGQ_DELEGATE)                 \
     X(qgo_trigger3, "quant-graph-output", "trigger3", 0)                            \

@@ -1,5 +1,5 @@
 /* lg_check_model on the quantized-model rules (src/check/check_quant.c; rules.def
-   dequantize-const-shape, quant-graph-output, op-version-understated): for each rule its
+   dequantize-const-shape, fc-runtime-weights-bias, quant-graph-output, op-version-understated): for each rule its
    triggers and near-misses from tests/models/quant_check_models.c (which
    tests/tools/make_check_quant_models.c also writes for the real ML Drift delegate,
    tests/e2e/test_check_quant.sh), on both targets. Each case asserts the exact set of findings
@@ -10,6 +10,8 @@
      BC (h,1,1,w) / BWC (h,1,w,c): they differ exactly when h > 1.
    - the classic DequantizeOperationParser reads the constant into a BHWC tensor: rank 4 only
      (SetAllDimensions), INT8/UINT8/INT32/FLOAT32 only (CreateVectorCopyData<float>).
+   - ML Drift's FULLY_CONNECTED parser, given runtime weights, builds the node without the
+     constant bias (the classic one reads it: its runtime-weights CONVOLUTION_2D has the bias).
    - ML Drift quantizes INT8/UINT8 graph outputs on the CPU (QuantizeOutputs); the classic
      delegate's outputs are CPU tensors anyway (no rule).
    - both compare the stored version with the max (DEQUANTIZE 3); a constant DEQUANTIZE is
@@ -129,7 +131,9 @@ LG_TEST(check_quant_rules_in_table) {
     CHECK(strstr(a->fix, "--exclude") != NULL);
     unsigned n;
     const lgq_model *all = lgq_models(&n);
-    CHECK_EQ_INT(n, 22);
+    const lg_rule_info *d = lg_rule_find("fc-runtime-weights-bias");
+    CHECK(d && d->severity == LG_SEV_BLOCKER && d->targets == LG_TARGET_BIT(MLD));
+    CHECK_EQ_INT(n, 26);
     for (unsigned i = 0; i < n; i++)
         if (!lg_rule_find(all[i].rule)) tf_fail(__FILE__, __LINE__, "model %s: no rule %s", all[i].name, all[i].rule);
 }
@@ -156,9 +160,10 @@ LG_TEST(check_quant_dequantize_fc_weights) {
     EXPECT(m, CLS, 0, "dequantize-const-shape@0");
     lg_model_free(m);
 
-    /* the hand_landmark_lite head [63,672] */
+    /* the hand_landmark_lite head [63,672], with its bias: the FC (op 1) drops it too */
     m = MODEL(dqc_trigger6);
-    EXPECT(m, MLD, 0, "dequantize-const-shape@0");
+    EXPECT(m, MLD, 0, "dequantize-const-shape@0,fc-runtime-weights-bias@1");
+    EXPECT(m, CLS, 0, "dequantize-const-shape@0");
     EXPECT_TEXT(m, MLD, "dequantize-const-shape", "{1,1,63,672} but its output is read as {63,1,1,672}", NULL);
     lg_model_free(m);
 
@@ -216,6 +221,43 @@ LG_TEST(check_quant_dequantize_other_consumers) {
     m = MODEL(dqc_nearmiss6);
     EXPECT(m, MLD, 1, "");
     EXPECT(m, CLS, 1, "");
+    lg_model_free(m);
+}
+
+/* ------------------------------------------------------------------ fc-runtime-weights-bias */
+
+/* FC(x [1,8], weights [4,8] a graph input, bias [-0.3,-0.2,-0.1,0]): ML Drift only, about the
+   FC (op 0); INT8 [1,8] weights through DEQUANTIZE (op 0) with bias -0.3: about the FC, op 1
+   (the classic parser's rank-4 rule on the DEQUANTIZE). Near-misses: an all-zero bias, no
+   bias, float or FLOAT16 (folded) constant weights. */
+LG_TEST(check_quant_fc_runtime_weights_bias) {
+    lg_model *m = MODEL(frw_trigger);
+    EXPECT(m, MLD, 0, "fc-runtime-weights-bias@0");
+    EXPECT(m, CLS, 1, "");
+    EXPECT_TEXT(m, MLD, "fc-runtime-weights-bias", "weights 1 \"w\" [4,8] are computed at run time (a graph input) and its bias [4]",
+                "--exclude FULLY_CONNECTED");
+    CHECK_EQ_INT(reported_any(m, MLD, "fc-runtime-weights-bias"), 1);
+    lg_model_free(m);
+
+    m = MODEL(frw_trigger2);
+    EXPECT(m, MLD, 0, "fc-runtime-weights-bias@1");
+    EXPECT(m, CLS, 0, "dequantize-const-shape@0");
+    EXPECT_TEXT(m, MLD, "fc-runtime-weights-bias", "(DEQUANTIZE)", NULL);
+    lg_model_free(m);
+
+    m = MODEL(frw_nearmiss);
+    EXPECT(m, MLD, 1, "");
+    EXPECT(m, CLS, 1, "");
+    lg_model_free(m);
+    m = MODEL(frw_nearmiss2);
+    EXPECT(m, MLD, 1, "");
+    EXPECT(m, CLS, 1, "");
+    lg_model_free(m);
+    m = MODEL(dqc_nearmiss5); /* no bias */
+    EXPECT(m, MLD, 1, "");
+    lg_model_free(m);
+    m = MODEL(dqc_nearmiss4); /* FLOAT16 weights (folded: constant) and a bias */
+    EXPECT(m, MLD, 1, "");
     lg_model_free(m);
 }
 

@@ -132,7 +132,7 @@ static const char *const covered[] = {
     "int64-tensor", "gather-const-indices", "field-banned-op", "webgpu-pad-layout",
     "webgpu-space-depth-batch",
     /* tests/unit/test_check_quant.c */
-    "dequantize-const-shape", "quant-graph-output", "op-version-understated",
+    "dequantize-const-shape", "fc-runtime-weights-bias", "quant-graph-output", "op-version-understated",
 };
 
 LG_TEST(check_rules_table_is_covered) {
