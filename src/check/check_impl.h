@@ -8,6 +8,9 @@
  *   check_ops.c          the op code -> rule function table; lgc_check_op
  *   check_ops_*.c        the per-op rules, one file per op family (elementwise, conv, shape,
  *                        reduce, misc)
+ *   check_quant.c        the quantized-model rules: DEQUANTIZE of integer constants, the bias
+ *                        of a FULLY_CONNECTED with runtime weights, quantized graph outputs,
+ *                        the stored version of a constant DEQUANTIZE
  *   check_util.c         the helpers the rules share: findings, tensors, constants,
  *                        options, input-count and broadcast checks
  *   check_rules.c        the rule table (from rules.def) and its public look-ups
@@ -168,5 +171,17 @@ LG_INTERNAL void lgc_rule_lstm(ck *c, const opx *x);
 LG_INTERNAL void lgc_rule_quantize(ck *c, const opx *x);
 LG_INTERNAL void lgc_rule_dequantize(ck *c, const opx *x);
 LG_INTERNAL void lgc_rule_densify(ck *c, const opx *x);
+
+/* check_quant.c */
+/* DEQUANTIZE of an integer constant the target builds in the wrong shape or cannot read. */
+LG_INTERNAL void lgc_rule_dequantize_const(ck *c, const opx *x);
+/* ML Drift: a FULLY_CONNECTED with runtime weights drops its constant bias. */
+LG_INTERNAL void lgc_rule_fc_runtime_weights(ck *c, const opx *x);
+/* Is op x judged on its stored version only (a DEQUANTIZE of a non-FLOAT16 constant)? */
+LG_INTERNAL int lgc_version_from_stored(const ck *c, const opx *x);
+/* The op-version-understated warning for such an op (stored <= maxv < computed). */
+LG_INTERNAL void lgc_version_understated(ck *c, const opx *x, int stored, int computed, int maxv, const char *why);
+/* Model-level: INT8/UINT8 graph outputs (ML Drift quantizes them on the CPU). */
+LG_INTERNAL void lgc_check_quant_outputs(ck *c);
 
 #endif

@@ -103,6 +103,7 @@ void lgc_rule_fully_connected(ck *c, const opx *x) {
             lgc_add(c, R_OP_PARAMS, x, NULL, "Amount of input channels should match weights width (%d vs %d)",
                 in->shape[in->rank - 1], w->shape[1]);
     }
+    lgc_rule_fc_runtime_weights(c, x);
 }
 
 void lgc_rule_batch_matmul(ck *c, const opx *x) {

@@ -101,6 +101,7 @@ void lgc_rule_dequantize(ck *c, const opx *x) {
         lgc_with_tensor(f, in);
     }
     if (c->target == LG_TARGET_MLDRIFT) check_dequantize_mldrift(c, x, in);
+    lgc_rule_dequantize_const(c, x);
 }
 
 void lgc_rule_densify(ck *c, const opx *x) { lgc_need_io(c, x, 0, -1, 1); }

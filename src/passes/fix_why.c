@@ -41,6 +41,16 @@ static const why_row rows[] = {
     {"quant-per-channel-runtime", false,
      "a per-channel quantized runtime tensor has no float form the delegate reads, and "
      "requantizing changes values: dequantize at export, or --split"},
+    {"dequantize-const-shape", false,
+     "the integer constant is what the delegate cannot build; storing it another way is a "
+     "quantization choice, not an exact rewrite: litegpu quantize --exclude the op (FLOAT16 "
+     "weights fold), or --split"},
+    {"fc-runtime-weights-bias", false,
+     "no pass yet: the exact rewrite is the FULLY_CONNECTED without its bias followed by an ADD "
+     "of the bias; or keep the weights constant (litegpu quantize --exclude FULLY_CONNECTED)"},
+    {"quant-graph-output", false,
+     "the model's output type is its interface: end the graph in float with a DEQUANTIZE at "
+     "export (the app quantizes on the host if it needs integers), or accept the CPU copy"},
     {"fused-activation", true,
      "rewritten: a fused RELU/RELU6/RELU_N1_TO_1/TANH becomes its own op; SIGN_BIT and "
      "unknown values have no standalone TFLite op"},

@@ -131,6 +131,8 @@ static const char *const covered[] = {
     "large-multi-axis-reduce", "fc-2d-broadcast", "resize-align-corners", "graph-size",
     "int64-tensor", "gather-const-indices", "field-banned-op", "webgpu-pad-layout",
     "webgpu-space-depth-batch",
+    /* tests/unit/test_check_quant.c */
+    "dequantize-const-shape", "fc-runtime-weights-bias", "quant-graph-output", "op-version-understated",
 };
 
 LG_TEST(check_rules_table_is_covered) {

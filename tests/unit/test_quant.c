@@ -306,9 +306,12 @@ LG_TEST(quant_int8_per_tensor_and_int4) {
         const lg_tensor *x = t >= 0 ? &q->subgraphs[0].tensors[t] : NULL;
         CHECK(x && x->quant && x->quant->n_scale == 1);
         if (x) CHECK_EQ_INT(((const int8_t *)lg_tensor_buffer(q, x)->data)[0], 85);
-        /* per-tensor INT8 DEQUANTIZE is version 2: the delegates take it */
+        /* per-tensor INT8 DEQUANTIZE is version 2, within both delegates' max 3; but the FC's
+           weights [2,12] are a rank-2 constant of 2 rows, which ML Drift builds as {1,1,2,12}
+           against the {2,1,1,12} its output is read as ("Shape mismatch") and the classic
+           parser not at all (rank 4 only): check's dequantize-const-shape */
         CHECK_EQ_INT(q->opcodes[q->subgraphs[0].ops[0].opcode_index].version, 2);
-        CHECK(r->ready_after);
+        CHECK(!r->ready_after);
         CHECK(!r->measured);
     }
     lg_quant_report_free(r);
