@@ -411,10 +411,11 @@ static lg_status make_params(lgqs_plan *p, lg_error *err) {
 
 /* ------------------------------------------------------------------ 4. constraints on parameters */
 
-/* XNNPACK's int8 ADD / SUB (google/XNNPACK src/microparams-init.c xnn_init_qs8_add_minmax
-   params: the input / output scale ratios must lie in [2^-10, 2^8)); LiteRT.js would give
-   such an ADD to TFLite's kernel instead, which `litegpu run --int-arith xnnpack` does not
-   model (k_quant_ew.c refuses it), so it stays float. HARD_SWISH (activations.cc
+/* XNNPACK's int8 ADD / SUB and MUL (LiteRT tflite/delegates/xnnpack/xnnpack_delegate.cc
+   VisitBinaryNode: CheckTensorsInputOutputScale in [1/1024, 256) for ADD / SUB,
+   CheckTensorsInputProductOutputScale in [1/65536, 256) for MUL); LiteRT.js gives such an op
+   to TFLite's kernel instead, which `litegpu run --int-arith xnnpack` does not model (it
+   refuses the ADD, computes the MUL as XNNPACK), so it stays float. HARD_SWISH (activations.cc
    HardSwishPrepare): the output multiplier (s_in / 128) / s_out must be below 1. */
 static const char *param_refusal(const lgqs_plan *p, uint32_t i, char *buf, size_t n) {
     const lg_op *op = &p->sg->ops[i];
@@ -426,6 +427,11 @@ static const char *param_refusal(const lgqs_plan *p, uint32_t i, char *buf, size
         if (!(mx >= 0x1.0p-10f && mx < 0x1.0p+8f) || !(ao >= 0x1.0p-10f) || !(bo >= 0x1.0p-10f))
             return snprintf(buf, n, "input / output scale ratios %.3g and %.3g: XNNPACK's int8 %s takes [2^-10, 2^8)", (double)ao,
                             (double)bo, lg_builtin_name(code)), buf;
+    }
+    if (code == LG_OP_MUL) {
+        const float r = p->scale[op->inputs[0]] * p->scale[op->inputs[1]] / p->scale[op->outputs[0]];
+        if (!(r >= 0x1.0p-16f && r < 0x1.0p+8f))
+            return snprintf(buf, n, "input scale product / output scale %.3g: XNNPACK's int8 MUL takes [2^-16, 2^8)", (double)r), buf;
     }
     if (code == LG_OP_HARD_SWISH) {
         const float r = (1.0f / 128.0f) * p->scale[op->inputs[0]] / p->scale[op->outputs[0]];
