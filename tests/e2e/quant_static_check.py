@@ -20,7 +20,8 @@ usage:
       (a minimal flatbuffers walk), compared exactly, products of float32 to 1e-6.
   quant_static_check.py units MODEL.tflite FLATC.json REF_DIR TEST_DIR
       REF_DIR/output_K.npy against TEST_DIR/output_K.npy (float or INT8) in units of each
-      output's scale (the scale of the INT8 tensor its DEQUANTIZE reads, or its own): prints
+      output's scale (the scale of the INT8 tensor its DEQUANTIZE reads, or its own; an output
+      a float op writes: absolute): prints
       "max U units (N of M values differ)" per output and the largest over all as the last line
       "worst U".
 Exit 0 when every check holds, 1 otherwise (the failures are printed).
@@ -228,16 +229,17 @@ def units(tflite, flatc, ref_dir, test_dir):
         if m.typ(t) != 'INT8' and op is not None and m.code(op) == 'DEQUANTIZE':
             src = op['inputs'][0]
         s = m.params(src)[0]
-        scale = s[0] if s else None
+        scale = s[0] if s else 1.0  # an output a float op writes: absolute differences
         _, a = load_npy('%s/output_%d.npy' % (ref_dir, k))
         _, b = load_npy('%s/output_%d.npy' % (test_dir, k))
-        if len(a) != len(b) or not scale:
-            bad.append('output %d: %d vs %d values, scale %s' % (k, len(a), len(b), scale))
+        if len(a) != len(b):
+            bad.append('output %d: %d vs %d values' % (k, len(a), len(b)))
             continue
         d = [abs(x - y) for x, y in zip(a, b)]
         u = max(d) / scale if d else 0.0
         worst = max(worst, u)
-        print('output %d: max %.3g units (%d of %d values differ)' % (k, u, sum(1 for x in d if x), len(d)))
+        print('output %d: max %.3g %s (%d of %d values differ)' % (k, u, 'units' if s else 'absolute (a float output)',
+                                                                  sum(1 for x in d if x), len(d)))
     print('worst %.6g' % worst)
     return bad
 
