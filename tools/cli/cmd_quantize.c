@@ -2,6 +2,7 @@
    include/lg/quantize.h), report the sizes, the parity against MODEL on the inputs, what the
    GPU does with the form and check's verdict after. Exit 0 written, 2 error. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -449,6 +450,13 @@ static int print_json(const q_args *a, const lg_quant_report *r, uint64_t in_siz
 /* ---------------------------------------------------------------- the verb */
 
 
+/* The calibration's progress on a terminal (stderr), one line rewritten in place. */
+static void q_progress(void *ud, const char *what, uint64_t done, uint64_t total) {
+    (void)ud;
+    fprintf(stderr, "\rquantize: %s %llu/%llu", what, (unsigned long long)done, (unsigned long long)total);
+    if (done >= total) fputc('\n', stderr);
+}
+
 /* --range, --percentile, --int8-io (int8-static only); --calib is required by the library. */
 static int static_options(const cli_verb *v, const q_args *a, lg_quant_options *o) {
     if (o->mode != LG_QUANT_INT8_STATIC) {
@@ -457,6 +465,7 @@ static int static_options(const cli_verb *v, const q_args *a, lg_quant_options *
     }
     o->int8_io = a->int8_io;
     o->range = LG_RANGE_MINMAX;
+    if (isatty(2)) o->progress = q_progress;
     if (a->range) {
         int r = lg_quant_range_from_name(a->range);
         if (r < 0) return cli_usage_error(v, "unknown range method '%s' (minmax, percentile or mse)", a->range);
