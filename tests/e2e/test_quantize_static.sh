@@ -15,7 +15,9 @@
 #    asymmetric rhs, which XNNPACK leaves to TFLite's kernel);
 #  - the report's SNR, cosine, max abs error and argmax agreement equal quant_check.py's
 #    computation from `litegpu run` of both models on the calibration sets;
-#  - `litegpu check` agrees with the report's verdict; a second run writes the same bytes;
+#  - `litegpu check` agrees with the report's verdict, and the real ML Drift delegate
+#    (`litegpu verify`, LiteRT.js WebGPU) with check on two corpus files; a second run writes
+#    the same bytes;
 #  - bad input exits 2 with one line: no --calib, an empty folder, a .npy of the wrong shape,
 #    a model already quantized, --range with another mode.
 set -u
@@ -148,6 +150,11 @@ for q in "${qs[@]}"; do
     else bad "$q: check exit $rc, the report says ok=$said"; fi
 done
 ok "check agrees with the report's verdict on $agree of ${#qs[@]} files"
+# the real ML Drift delegate (LiteRT.js WebGPU) on two int8 corpus files agrees with check
+"$LG" verify "$T/q/face_detection_short_range.tflite" "$T/q/hand_landmark_lite.tflite" >"$T/verify.txt" 2>&1
+grep -q "^2 model(s): .*check agrees with the delegate on 2 of the 2 judged" "$T/verify.txt" &&
+    ok "ML Drift: check agrees with the delegate on both full-int8 corpus files ($(grep -c 'FULLY ON THE GPU' "$T/verify.txt") fully on the GPU)" ||
+    bad "ML Drift vs check" "$(tail -n 2 "$T/verify.txt")"
 for b in tiny_convnet hand_landmark_lite; do
     quantize "$b" "$b.again" && cmp -s "$T/q/$b.tflite" "$T/q/$b.again.tflite" && ok "$b: a second run writes the same bytes" ||
         bad "$b: the second run differs"
