@@ -34,9 +34,17 @@
  *                 (measured on LiteRT.js 2.5.3), so the CLI does not offer it: it is here for
  *                 the dynamic modes, whose FULLY_CONNECTED reads blockwise weights directly.
  *
- *   int8-dynamic, int8-static   not yet: lg_quantize returns LG_ERR_UNSUPPORTED. They slot in
- *                 as further modes of the same options and report (the weights part is
- *                 int8-weights'; the activations part adds calibration ranges).
+ *   int8-static   post-training full-integer int8 (src/passes/quant_static.h has the rules and
+ *                 their TFLite sources): the float model runs on the calibration cases (at
+ *                 least one, else LG_ERR_INVALID_ARG), each activation gets asymmetric INT8
+ *                 parameters from its range (min-max, percentile or MSE: `range`), weights of
+ *                 CONV_2D / DEPTHWISE_CONV_2D / FULLY_CONNECTED become symmetric INT8 per
+ *                 channel (per_tensor: one scale) with INT32 biases; every op litegpu's int8
+ *                 interpreter runs computes in int8, the others stay float between
+ *                 DEQUANTIZE and QUANTIZE (float_ops says why for each); inputs and outputs
+ *                 stay FLOAT32, or become INT8 with int8_io. Data-movement ops take their
+ *                 input's parameters, so a pad constant never sets a range.
+ *   int8-dynamic  not yet: lg_quantize returns LG_ERR_UNSUPPORTED.
  *
  * Weights that are FLOAT16 constants read through DEQUANTIZE (an fp16 model) are quantized
  * from their exact float values: the DEQUANTIZE stays and reads the new constant; the FLOAT16
@@ -53,6 +61,10 @@
  * inputs, the calibration sets; the pattern fill and n_random random ones when neither is
  * given): per output SNR, cosine, max abs error and argmax agreement over all cases, and on the
  * first case the first tensor (in op order) whose value fails lg_judge (lg/compare.h).
+ * Quantized tensors of the result are compared dequantized (scale * (q - zero point)); INT8
+ * inputs (int8_io) get the float case quantized as QUANTIZE does; quantized kernels compute
+ * with TFLite's arithmetic (LG_INT_TFLITE). eval_cases, when given, replace the golden and
+ * calibration inputs (the handbook's rule: calibrate on one set, evaluate on another).
  * Then lg_check_model on the result (target, gpu).
  *
  * A model that already holds quantized tensors (INT8/UINT8/INT16/INT4 data or activations
@@ -75,7 +87,7 @@ typedef enum lg_quant_mode {
     LG_QUANT_INT8_WEIGHTS = 1,
     LG_QUANT_INT4_WEIGHTS = 2,
     LG_QUANT_INT8_DYNAMIC = 3, /* not yet */
-    LG_QUANT_INT8_STATIC = 4,  /* not yet */
+    LG_QUANT_INT8_STATIC = 4,
     LG_QUANT_MODE_COUNT
 } lg_quant_mode;
 
@@ -175,6 +187,15 @@ typedef struct lg_quant_skip {
     char why[128];
 } lg_quant_skip;
 
+/* int8-static: one runtime op of the input left in float, and why. */
+typedef struct lg_quant_float_op {
+    int32_t op;                /* in the input model */
+    int32_t code;              /* its builtin code */
+    bool excluded;             /* by an exclude pattern (else: not quantizable, or kept by the caller) */
+    char name[96];             /* its first output's name */
+    char why[160];
+} lg_quant_float_op;
+
 /* One output of the model, over all cases. */
 typedef struct lg_quant_output {
     uint32_t index;
@@ -208,6 +229,19 @@ typedef struct lg_quant_report {
     int64_t n_params;          /* sum of numel */
     uint64_t const_before, const_after; /* every constant buffer of the two models, in bytes */
     uint32_t ops_before, ops_after;
+    /* int8-static */
+    lg_quant_range range;      /* the range method and its percentile (as used) */
+    double percentile;
+    bool int8_io;              /* the float inputs and outputs became INT8 */
+    uint32_t n_calib_cases;    /* calibration cases the ranges come from */
+    uint32_t n_ops_int8;       /* runtime ops of the input computed in int8 */
+    uint32_t n_ops_float;      /* runtime ops of the input left float (float_ops) */
+    lg_quant_float_op *float_ops;
+    uint32_t n_activations;    /* tensors of the result with int8 activation parameters */
+    uint32_t n_quantize;       /* QUANTIZE float -> int8 added (after float ops and inputs) */
+    uint32_t n_dequantize;     /* DEQUANTIZE int8 -> float added (before float ops and outputs) */
+    uint32_t n_requantize;     /* QUANTIZE int8 -> int8 added (a fixed-parameter input of a concatenation) */
+    uint32_t n_bias_int32;     /* biases stored INT32 (scale s_in * s_w, zero point 0) */
     /* measurement */
     bool measured;
     char measure_note[200];    /* why not measured */

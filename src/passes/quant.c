@@ -19,6 +19,7 @@
 #include "lg/ops.h"
 #include "passes/quant_impl.h"
 #include "passes/quant_measure.h"
+#include "passes/quant_static.h"
 #include "util/half.h"
 
 static const char *const mode_names[LG_QUANT_MODE_COUNT] = {"fp16", "int8-weights", "int4-weights", "int8-dynamic",
@@ -34,7 +35,7 @@ int lg_quant_mode_from_name(const char *s) {
     return -1;
 }
 
-bool lg_quant_mode_supported(lg_quant_mode m) { return m <= LG_QUANT_INT4_WEIGHTS; }
+bool lg_quant_mode_supported(lg_quant_mode m) { return m <= LG_QUANT_INT4_WEIGHTS || m == LG_QUANT_INT8_STATIC; }
 
 /* What the GPU delegates do with each stored form: shared/reference/conversion-quantization-
    pruning.md, "What the GPU delegates do with quantized models" (LiteRT
@@ -160,7 +161,7 @@ static lg_status refuse_quantized(const lg_model *m, lg_error *err) {
 static lg_status check_options(const lg_quant_options *o, lg_error *err) {
     if ((unsigned)o->mode >= LG_QUANT_MODE_COUNT) return lgi_fail(err, LG_ERR_INVALID_ARG, "unknown quantization mode %d", (int)o->mode);
     if (!lg_quant_mode_supported(o->mode))
-        return lgi_fail(err, LG_ERR_UNSUPPORTED, "%s is not implemented yet (implemented: fp16, int8-weights, int4-weights)",
+        return lgi_fail(err, LG_ERR_UNSUPPORTED, "%s is not implemented yet (implemented: fp16, int8-weights, int4-weights, int8-static)",
                         lg_quant_mode_name(o->mode));
     if (o->block_size) {
         uint32_t b = o->block_size;
@@ -584,7 +585,11 @@ static void make_metadata(const qctx *c, char *buf, size_t cap) {
         json_esc(buf, cap, &len, o->calib_files[k].sha256);
         JPUT("\"}");
     }
-    JPUT("]}");
+    JPUT("]");
+    if (o->mode == LG_QUANT_INT8_STATIC)
+        JPUT(",\"range\":\"%s\",\"percentile\":%.17g,\"int8_io\":%s,\"n_calib_cases\":%u", lg_quant_range_name(c->r->range),
+             c->r->percentile, c->r->int8_io ? "true" : "false", c->r->n_calib_cases);
+    JPUT("}");
     if (len >= cap) snprintf(buf + cap - 5, 5, "...}"); /* cut (very long manifests) */
 }
 
@@ -665,7 +670,32 @@ void lg_quant_report_free(lg_quant_report *r) {
     free(r->exclude_hits);
     free(r->case_names);
     free(r->outputs);
+    free(r->float_ops);
     free(r);
+}
+
+static void sum_weights(qctx *c) {
+    for (uint32_t k = 0; k < c->r->n_weights; k++) {
+        const lg_quant_weight *w = &c->r->weights[k];
+        c->r->weights_before += w->bytes_before;
+        c->r->weights_after += w->bytes_after;
+        c->r->weights_fp32 += (uint64_t)w->numel * 4;
+        c->r->n_params += w->numel;
+    }
+}
+
+/* int8-static (quant_static.h): calibration and rewrite in quant_static*.c; the excluded ops
+   stay float (their mask is the build's keep_float, LGQ_KEEP_EXCLUDED = 1). */
+static lg_status static_edits(qctx *c, int32_t *map) {
+    const lg_subgraph *sg = ssg(c);
+    c->op_excluded = calloc(sg->n_ops ? sg->n_ops : 1, 1);
+    if (!c->op_excluded) return lgi_fail(c->err, LG_ERR_NOMEM, "out of memory");
+    LG_TRY(compile_patterns(c));
+    mark_excluded(c);
+    LG_TRY(lgq_static_run(c->src, c->o, c->op_excluded, &c->m, map, c->r, c->err));
+    for (uint32_t k = 0; k < c->r->n_ops_float; k++) c->r->n_excluded += c->r->float_ops[k].excluded;
+    sum_weights(c);
+    return set_metadata(c);
 }
 
 static lg_status run_edits(qctx *c, int32_t *map) {
@@ -679,13 +709,7 @@ static lg_status run_edits(qctx *c, int32_t *map) {
     if (c->m->n_subgraphs != c->src->n_subgraphs || c->m->subgraphs[0].n_tensors != sg->n_tensors)
         return lgi_fail(c->err, LG_ERR_INTERNAL, "the copy of the model has other tensors");
     LG_TRY(c->o->mode == LG_QUANT_FP16 ? do_fp16(c) : do_weights(c));
-    for (uint32_t k = 0; k < c->r->n_weights; k++) {
-        const lg_quant_weight *w = &c->r->weights[k];
-        c->r->weights_before += w->bytes_before;
-        c->r->weights_after += w->bytes_after;
-        c->r->weights_fp32 += (uint64_t)w->numel * 4;
-        c->r->n_params += w->numel;
-    }
+    sum_weights(c);
     LG_TRY(set_metadata(c));
     uint32_t n_pre = c->m->subgraphs[0].n_tensors;
     int32_t *full = malloc((size_t)(n_pre ? n_pre : 1) * sizeof *full);
@@ -726,9 +750,9 @@ lg_status lg_quantize(const lg_model *m, const lg_quant_options *opt, lg_model *
         r->block_size = opt->block_size;
         r->target = opt->target;
         r->gpu = opt->gpu;
-        r->gpu_note = opt->mode == LG_QUANT_FP16 ? gpu_fp16 : gpu_int;
+        r->gpu_note = opt->mode == LG_QUANT_FP16 ? gpu_fp16 : opt->mode == LG_QUANT_INT8_STATIC ? lgq_static_gpu_note() : gpu_int;
         r->first_divergent_op = r->first_divergent_tensor = -1;
-        st = run_edits(&c, map);
+        st = opt->mode == LG_QUANT_INT8_STATIC ? static_edits(&c, map) : run_edits(&c, map);
     }
     if (st == LG_OK) {
         lg_quant_report *r = c.r;

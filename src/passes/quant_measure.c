@@ -29,8 +29,49 @@ typedef struct mctx {
     lg_interp *a, *b;          /* src, q */
     uint32_t n_in, n_out;
     void **buf;                /* per input: the case's data when generated */
+    void **qbuf;               /* per input of q that is quantized (int8_io): the case quantized */
     osum *sums;
 } mctx;
+
+/* The quantization of view v's tensor when it is an INT8 / UINT8 tensor with one scale. */
+static const lg_quant *int_quant(const lg_model *m, const lg_tensor_view *v) {
+    if ((v->type != LG_INT8 && v->type != LG_UINT8) || v->index < 0 || (uint32_t)v->index >= m->subgraphs[0].n_tensors)
+        return NULL;
+    const lg_quant *q = m->subgraphs[0].tensors[v->index].quant;
+    return q && q->n_scale == 1 && q->scale ? q : NULL;
+}
+
+/* v as floats: its data (FLOAT32), or an INT8 / UINT8 tensor dequantized into *tmp as
+   DEQUANTIZE computes it (scale * (q - zero point)); NULL for other types. *tmp is malloc'd
+   (free it); NULL with *tmp NULL on failure. */
+static const float *as_float(const lg_model *m, const lg_tensor_view *v, float **tmp) {
+    *tmp = NULL;
+    if (v->type == LG_FLOAT32) return v->data;
+    const lg_quant *q = int_quant(m, v);
+    if (!q || !v->data) return NULL;
+    float *f = malloc((size_t)(v->numel ? v->numel : 1) * sizeof *f);
+    if (!f) return NULL;
+    const int32_t zp = q->zero_point && q->n_zero_point ? (int32_t)q->zero_point[0] : 0;
+    for (int64_t i = 0; i < v->numel; i++) {
+        int32_t x = v->type == LG_INT8 ? ((const int8_t *)v->data)[i] : ((const uint8_t *)v->data)[i];
+        f[i] = q->scale[0] * (float)(x - zp);
+    }
+    *tmp = f;
+    return f;
+}
+
+/* A float case for a quantized input of q: QUANTIZE's arithmetic (TfLiteRound(x / scale) +
+   zero point, clamped), NaN to the zero point. */
+static void quantize_case(const lg_quant *q, lg_dtype t, const float *x, int64_t n, void *out) {
+    const int32_t zp = q->zero_point && q->n_zero_point ? (int32_t)q->zero_point[0] : 0;
+    const double lo = t == LG_INT8 ? -128 : 0, hi = t == LG_INT8 ? 127 : 255;
+    for (int64_t i = 0; i < n; i++) {
+        double d = isnan(x[i]) ? zp : (double)roundf(x[i] / q->scale[0]) + zp;
+        d = d < lo ? lo : d > hi ? hi : d;
+        if (t == LG_INT8) ((int8_t *)out)[i] = (int8_t)d;
+        else ((uint8_t *)out)[i] = (uint8_t)d;
+    }
+}
 
 /* A value of an integer or float view as double (NaN for other types). */
 static double view_at(const lg_tensor_view *v, int64_t i) {
@@ -68,7 +109,15 @@ static lg_status set_inputs(mctx *c, uint32_t k, const void *const *given, const
             data = c->buf[i];
         }
         LG_TRY(lg_interp_set_input(c->a, i, v.type, data, v.nbytes, c->err));
-        LG_TRY(lg_interp_set_input(c->b, i, v.type, data, v.nbytes, c->err));
+        lg_tensor_view vq;
+        LG_TRY(lg_interp_input(c->b, i, &vq));
+        const lg_quant *q = v.type == LG_FLOAT32 ? int_quant(c->q, &vq) : NULL;
+        if (q && c->qbuf[i]) {
+            quantize_case(q, vq.type, data, v.numel, c->qbuf[i]);
+            LG_TRY(lg_interp_set_input(c->b, i, vq.type, c->qbuf[i], vq.nbytes, c->err));
+        } else {
+            LG_TRY(lg_interp_set_input(c->b, i, v.type, data, v.nbytes, c->err));
+        }
     }
     (void)k;
     return LG_OK;
@@ -78,6 +127,14 @@ static void add_case(mctx *c) {
     for (uint32_t k = 0; k < c->n_out; k++) {
         lg_tensor_view va, vb;
         if (lg_interp_output(c->a, k, &va) != LG_OK || lg_interp_output(c->b, k, &vb) != LG_OK) continue;
+        float *tmp = NULL;
+        if (va.type == LG_FLOAT32 && vb.type != LG_FLOAT32) { /* an INT8 output (int8_io): dequantized */
+            const float *f = as_float(c->q, &vb, &tmp);
+            if (f) {
+                vb.data = f;
+                vb.type = LG_FLOAT32;
+            }
+        }
         lg_quant_output *qo = &c->r->outputs[k];
         osum *s = &c->sums[k];
         int64_t n = va.numel < vb.numel ? va.numel : vb.numel;
@@ -99,6 +156,7 @@ static void add_case(mctx *c) {
             if (!v.pass) qo->pass = false;
             if (!(v.score <= qo->worst_score)) qo->worst_score = v.score;
         }
+        free(tmp);
     }
 }
 
@@ -140,9 +198,15 @@ static lg_status first_divergent(mctx *c, const int32_t *map) {
             if (t < 0 || fold[t] || inv[t] < 0) continue;
             lg_tensor_view va, vb;
             if (lg_interp_tensor(c->a, inv[t], &va) != LG_OK || lg_interp_tensor(c->b, t, &vb) != LG_OK) continue;
-            if (va.type != LG_FLOAT32 || vb.type != LG_FLOAT32 || va.numel != vb.numel || !va.data || !vb.data) continue;
+            float *tmp = NULL;
+            const float *fb = va.type == LG_FLOAT32 ? as_float(c->q, &vb, &tmp) : NULL; /* int8: dequantized */
+            if (!fb || va.numel != vb.numel || !va.data) {
+                free(tmp);
+                continue;
+            }
             lg_verdict v;
-            lg_judge_values(va.data, vb.data, va.numel, NULL, NULL, &v);
+            lg_judge_values(va.data, fb, va.numel, NULL, NULL, &v);
+            free(tmp);
             r->n_tensors_compared++;
             if (v.pass) continue;
             r->first_divergent_op = (int32_t)i;
@@ -176,15 +240,25 @@ static lg_status setup(mctx *c) {
     if (c->n_in != lg_interp_n_inputs(c->b) || c->n_out != lg_interp_n_outputs(c->b))
         return lgi_fail(c->err, LG_ERR_INTERNAL, "the quantized model has another interface");
     c->buf = calloc(c->n_in ? c->n_in : 1, sizeof *c->buf);
+    c->qbuf = calloc(c->n_in ? c->n_in : 1, sizeof *c->qbuf);
     c->sums = calloc(c->n_out ? c->n_out : 1, sizeof *c->sums);
     c->r->outputs = calloc(c->n_out ? c->n_out : 1, sizeof *c->r->outputs);
-    if (!c->buf || !c->sums || !c->r->outputs) return lgi_fail(c->err, LG_ERR_NOMEM, "out of memory");
+    if (!c->buf || !c->qbuf || !c->sums || !c->r->outputs) return lgi_fail(c->err, LG_ERR_NOMEM, "out of memory");
     c->r->n_outputs = c->n_out;
     for (uint32_t i = 0; i < c->n_in; i++) {
         lg_tensor_view v;
         LG_TRY(lg_interp_input(c->a, i, &v));
         c->buf[i] = calloc(1, v.nbytes ? (size_t)v.nbytes : 4);
         if (!c->buf[i]) return lgi_fail(c->err, LG_ERR_NOMEM, "out of memory");
+        lg_tensor_view vq;
+        LG_TRY(lg_interp_input(c->b, i, &vq));
+        if (v.type == LG_FLOAT32 && int_quant(c->q, &vq)) {
+            c->qbuf[i] = calloc(1, vq.nbytes ? (size_t)vq.nbytes : 4);
+            if (!c->qbuf[i]) return lgi_fail(c->err, LG_ERR_NOMEM, "out of memory");
+        } else if (vq.type != v.type) {
+            return lgi_fail(c->err, LG_ERR_INTERNAL, "input %u of the quantized model is %s, not %s", i, lg_dtype_name(vq.type),
+                            lg_dtype_name(v.type));
+        }
     }
     for (uint32_t k = 0; k < c->n_out; k++) {
         lg_tensor_view v;
@@ -202,7 +276,13 @@ static lg_status setup(mctx *c) {
 static lg_status run_cases(mctx *c, const int32_t *map) {
     const lg_quant_options *o = c->o;
     uint32_t n_rand = o->n_random ? o->n_random : 2;
-    uint32_t n = (o->golden ? 1 : 0) + o->n_cases;
+    /* evaluation cases, when given, replace the golden and calibration inputs */
+    const bool eval = o->n_eval && o->eval_cases;
+    const void *const *golden = eval ? NULL : o->golden;
+    const void *const *const *cases = eval ? o->eval_cases : o->cases;
+    const char *const *names = eval ? o->eval_names : o->case_names;
+    const uint32_t n_cases = eval ? o->n_eval : o->n_cases;
+    uint32_t n = (golden ? 1 : 0) + n_cases;
     bool fills = n == 0;
     if (fills) n = 1 + n_rand;
     c->r->case_names = calloc(n, sizeof *c->r->case_names);
@@ -215,13 +295,13 @@ static lg_status run_cases(mctx *c, const int32_t *map) {
         if (fills) {
             if (k) snprintf(fill, sizeof fill, "random:%llu", (unsigned long long)(seed + k - 1));
             snprintf(nm, 48, "%s", fill);
-        } else if (o->golden && k == 0) {
-            given = o->golden;
+        } else if (golden && k == 0) {
+            given = golden;
             snprintf(nm, 48, "input");
         } else {
-            uint32_t j = k - (o->golden ? 1 : 0);
-            given = o->cases[j];
-            snprintf(nm, 48, "%.47s", o->case_names && o->case_names[j] ? o->case_names[j] : "calibration");
+            uint32_t j = k - (golden ? 1 : 0);
+            given = cases[j];
+            snprintf(nm, 48, "%.47s", names && names[j] ? names[j] : eval ? "evaluation" : "calibration");
         }
         LG_TRY(set_inputs(c, k, given, fill));
         LG_TRY(lg_interp_invoke(c->a, c->err));
@@ -261,7 +341,9 @@ lg_status lgq_measure(const lg_model *src, const lg_model *q, const int32_t *map
         r->measured = st == LG_OK;
     }
     for (uint32_t i = 0; c.buf && i < c.n_in; i++) free(c.buf[i]);
+    for (uint32_t i = 0; c.qbuf && i < c.n_in; i++) free(c.qbuf[i]);
     free(c.buf);
+    free(c.qbuf);
     free(c.sums);
     lg_interp_free(c.a);
     lg_interp_free(c.b);

@@ -8,7 +8,9 @@
 /* Run src and q (fp32) on every case of o and fill r's measurement fields: per output SNR,
    cosine, max abs error, argmax agreement and the judge's worst score; on the first case the
    first tensor of q (in op order, constants and folded ops apart) whose value fails lg_judge
-   against its tensor in src (map: src tensor -> q tensor, -1 when gone). A model litegpu
+   against its tensor in src (map: src tensor -> q tensor, -1 when gone); INT8 / UINT8 tensors
+   of q are compared dequantized, a float case is quantized for an INT8 input of q, and
+   o->eval_cases (when given) replace the golden and calibration cases. A model litegpu
    cannot run is not an error: r->measured stays false and r->measure_note says why. */
 LG_INTERNAL lg_status lgq_measure(const lg_model *src, const lg_model *q, const int32_t *map,
                                   const lg_quant_options *o, lg_quant_report *r, lg_error *err);

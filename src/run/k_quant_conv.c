@@ -448,9 +448,10 @@ lg_status lgq_bmm_prepare(lgk_node *n, lg_error *err) {
     fake.scale = &rp.scale;
     fake.n_scale = 1;
     LG_TRY(qc_multipliers(n, q, &in, &out, &fake, 1, 1, err));
-    /* xnnpack_delegate.cc VisitBatchMatMulNode does not take an int8 rhs with a non-zero zero
-       point: TFLite's kernel (and its arithmetic) runs it under LiteRT.js */
-    if (q->xnn && rp.zp != 0) q->xnn = 0;
+    /* LiteRT's XNNPACK delegate does not take an int8 BATCH_MATMUL whose rhs has a non-zero
+       zero point (tflite/delegates/xnnpack/xnnpack_delegate.cc VisitBatchMatMulNode: "non-zero
+       zero point ... of input 1 is not supported"): TFLite's kernel computes it */
+    if (q->w_off != 0) q->xnn = 0;
     q->bias = lgk_alloc(n, sizeof(int64_t));
     if (!q->bias) return lgk_fail(n, LG_ERR_NOMEM, err, "out of memory");
     q->bias[0] = 0;

@@ -2,6 +2,7 @@
    include/lg/quantize.h), report the sizes, the parity against MODEL on the inputs, what the
    GPU does with the form and check's verdict after. Exit 0 written, 2 error. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -17,8 +18,8 @@
 #define MAX_WEIGHTS_TEXT 8u
 
 typedef struct q_args {
-    const char *model, *out, *mode, *block, *calib, *target, *gpu;
-    bool per_channel, per_tensor, json, force;
+    const char *model, *out, *mode, *block, *calib, *target, *gpu, *range, *percentile;
+    bool per_channel, per_tensor, json, force, int8_io;
     const char *exclude[64];
     int n_exclude;
     const char *inputs[64];
@@ -99,15 +100,77 @@ static const char *granularity(const lg_quant_report *r) {
     return r->per_tensor ? "per-tensor" : r->block_size ? "blockwise" : "per-channel";
 }
 
+/* ---------------------------------------------------------------- int8-static */
+
+static void static_mode_line(const lg_quant_report *r) {
+    printf(": int8-static (activations asymmetric INT8 per tensor from %u calibration set%s, range %s", r->n_calib_cases,
+           r->n_calib_cases == 1 ? "" : "s", lg_quant_range_name(r->range));
+    if (r->range == LG_RANGE_PERCENTILE) printf(" %g %%", r->percentile);
+    printf("; weights symmetric INT8, %s; biases INT32; inputs and outputs %s)\n",
+           r->per_tensor ? "one scale per tensor" : "a scale per output channel",
+           r->int8_io ? "INT8" : "FLOAT32 with QUANTIZE / DEQUANTIZE at the edge");
+}
+
 static void mode_line(const q_args *a, const lg_quant_report *r) {
     printf("quantize ");
     cli_write_path(stdout, a->model);
     if (r->mode == LG_QUANT_FP16)
         printf(": fp16 (FLOAT32 constants as FLOAT16 + DEQUANTIZE; inputs and outputs stay FLOAT32)\n");
+    else if (r->mode == LG_QUANT_INT8_STATIC)
+        static_mode_line(r);
     else
         printf(": %s (symmetric %s, %s, zero point 0, + DEQUANTIZE)\n", lg_quant_mode_name(r->mode),
                r->mode == LG_QUANT_INT4_WEIGHTS ? "INT4 packed two per byte" : "INT8",
                r->per_tensor ? "one scale per tensor" : r->block_size ? "a scale per block" : "a scale per output channel");
+}
+
+static void static_text(const lg_quant_report *r) {
+    printf("  ops: %u of %u in int8, %u left float; added %u QUANTIZE, %u DEQUANTIZE, %u requantizing QUANTIZE; %u int8 "
+           "activation tensors, %u INT32 biases\n", r->n_ops_int8, r->n_ops_int8 + r->n_ops_float, r->n_ops_float,
+           r->n_quantize, r->n_dequantize, r->n_requantize, r->n_activations, r->n_bias_int32);
+    uint32_t shown = r->n_ops_float < MAX_WEIGHTS_TEXT ? r->n_ops_float : MAX_WEIGHTS_TEXT;
+    for (uint32_t i = 0; i < shown; i++) {
+        const lg_quant_float_op *f = &r->float_ops[i];
+        const char *op = lg_builtin_name(f->code);
+        printf("    float: op %d %s \"%s\": %s\n", f->op, op ? op : "?", f->name, f->why);
+    }
+    if (r->n_ops_float > shown) printf("    ... and %u more (--json lists every one)\n", r->n_ops_float - shown);
+}
+
+static void static_json(json_w *j, const lg_quant_report *r) {
+    json_key(j, "static");
+    if (r->mode != LG_QUANT_INT8_STATIC) {
+        json_null(j);
+        return;
+    }
+    json_obj_open(j);
+    json_key_str(j, "range", lg_quant_range_name(r->range));
+    json_key(j, "percentile");
+    if (r->range == LG_RANGE_PERCENTILE) json_double(j, r->percentile);
+    else json_null(j);
+    json_key_bool(j, "int8_io", r->int8_io);
+    json_key_uint(j, "n_calib_cases", r->n_calib_cases);
+    json_key_uint(j, "n_ops_int8", r->n_ops_int8);
+    json_key_uint(j, "n_ops_float", r->n_ops_float);
+    json_key_uint(j, "n_activations", r->n_activations);
+    json_key_uint(j, "n_quantize", r->n_quantize);
+    json_key_uint(j, "n_dequantize", r->n_dequantize);
+    json_key_uint(j, "n_requantize", r->n_requantize);
+    json_key_uint(j, "n_bias_int32", r->n_bias_int32);
+    json_key(j, "float_ops");
+    json_arr_open(j);
+    for (uint32_t i = 0; i < r->n_ops_float; i++) {
+        const lg_quant_float_op *f = &r->float_ops[i];
+        json_obj_open_flat(j);
+        json_key_int(j, "op", f->op);
+        json_key_str(j, "op_name", lg_builtin_name(f->code));
+        json_key_str(j, "name", f->name);
+        json_key_bool(j, "excluded", f->excluded);
+        json_key_str(j, "why", f->why);
+        json_obj_close(j);
+    }
+    json_arr_close(j);
+    json_obj_close(j);
 }
 
 static void ratio_text(uint64_t a, uint64_t b) {
@@ -185,6 +248,7 @@ static int print_text(const q_args *a, const lg_quant_report *r, uint64_t in_siz
                       const q_manifest *mf) {
     mode_line(a, r);
     weights_text(r);
+    if (r->mode == LG_QUANT_INT8_STATIC) static_text(r);
     printf("  constants %llu -> %llu B; file %llu -> %zu B (", (unsigned long long)r->const_before,
            (unsigned long long)r->const_after, (unsigned long long)in_size, size);
     ratio_text(size, in_size);
@@ -331,6 +395,7 @@ static int print_json(const q_args *a, const lg_quant_report *r, uint64_t in_siz
     if (r->block_size) json_uint(&j, r->block_size);
     else json_null(&j);
     weights_json(&j, r);
+    static_json(&j, r);
     json_key(&j, "constants");
     json_obj_open_flat(&j);
     json_key_uint(&j, "bytes_before", r->const_before);
@@ -385,18 +450,53 @@ static int print_json(const q_args *a, const lg_quant_report *r, uint64_t in_siz
 /* ---------------------------------------------------------------- the verb */
 
 
+/* The calibration's progress on a terminal (stderr), one line rewritten in place. */
+static void q_progress(void *ud, const char *what, uint64_t done, uint64_t total) {
+    (void)ud;
+    fprintf(stderr, "\rquantize: %s %llu/%llu", what, (unsigned long long)done, (unsigned long long)total);
+    if (done >= total) fputc('\n', stderr);
+}
+
+/* --range, --percentile, --int8-io (int8-static only); --calib is required by the library. */
+static int static_options(const cli_verb *v, const q_args *a, lg_quant_options *o) {
+    if (o->mode != LG_QUANT_INT8_STATIC) {
+        if (a->range || a->percentile || a->int8_io) return cli_usage_error(v, "--range, --percentile and --int8-io go with int8-static");
+        return CLI_OK;
+    }
+    o->int8_io = a->int8_io;
+    o->range = LG_RANGE_MINMAX;
+    if (isatty(2)) o->progress = q_progress;
+    if (a->range) {
+        int r = lg_quant_range_from_name(a->range);
+        if (r < 0) return cli_usage_error(v, "unknown range method '%s' (minmax, percentile or mse)", a->range);
+        o->range = (lg_quant_range)r;
+    }
+    if (a->percentile) {
+        char *end = NULL;
+        double pc = strtod(a->percentile, &end);
+        if (!end || *end || end == a->percentile || !(pc > 50 && pc <= 100))
+            return cli_usage_error(v, "--percentile '%s': the kept fraction in percent, in (50, 100]", a->percentile);
+        if (a->range && o->range != LG_RANGE_PERCENTILE) return cli_usage_error(v, "--percentile goes with --range percentile");
+        o->range = LG_RANGE_PERCENTILE;
+        o->percentile = pc;
+    }
+    return CLI_OK;
+}
+
 static int parse_options(const cli_verb *v, const q_args *a, lg_quant_options *o) {
     memset(o, 0, sizeof *o);
-    if (!a->mode) return cli_usage_error(v, "missing --mode (fp16, int8-weights or int4-weights)");
+    if (!a->mode) return cli_usage_error(v, "missing --mode (fp16, int8-weights, int4-weights or int8-static)");
     int md = lg_quant_mode_from_name(a->mode);
-    if (md < 0) return cli_usage_error(v, "unknown mode '%s' (fp16, int8-weights, int4-weights)", a->mode);
+    if (md < 0) return cli_usage_error(v, "unknown mode '%s' (fp16, int8-weights, int4-weights, int8-static)", a->mode);
     if (!lg_quant_mode_supported((lg_quant_mode)md))
-        return cli_error("--mode %s is not implemented yet (fp16, int8-weights and int4-weights are)", a->mode);
+        return cli_error("--mode %s is not implemented yet (fp16, int8-weights, int4-weights and int8-static are)", a->mode);
     o->mode = (lg_quant_mode)md;
     if (a->per_channel && a->per_tensor) return cli_usage_error(v, "--per-channel and --per-tensor exclude each other");
     if ((a->per_channel || a->per_tensor) && o->mode == LG_QUANT_FP16)
         return cli_usage_error(v, "--per-channel/--per-tensor go with int8-weights or int4-weights");
     o->per_tensor = a->per_tensor;
+    int rs = static_options(v, a, o);
+    if (rs != CLI_OK) return rs;
     if (a->block) {
         if (o->mode != LG_QUANT_INT4_WEIGHTS) return cli_usage_error(v, "--block goes with int4-weights");
         /* measured with LiteRT.js 2.5.3: its DEQUANTIZE kernel (tflite/kernels/dequantize.h) reads
@@ -470,6 +570,9 @@ int cmd_quantize(const cli_verb *v, int argc, char **argv) {
         {"--exclude", NULL, NULL, NULL, a.exclude, &a.n_exclude, 64},
         {"--input", "-i", NULL, NULL, a.inputs, &a.n_inputs, 64},
         {"--calib", NULL, NULL, &a.calib, NULL, NULL, 0},
+        {"--range", NULL, NULL, &a.range, NULL, NULL, 0},
+        {"--percentile", NULL, NULL, &a.percentile, NULL, NULL, 0},
+        {"--int8-io", NULL, &a.int8_io, NULL, NULL, NULL, 0},
         {"--target", "-t", NULL, &a.target, NULL, NULL, 0},
         {"--gpu", NULL, NULL, &a.gpu, NULL, NULL, 0},
         {"--force", NULL, &a.force, NULL, NULL, NULL, 0},
