@@ -105,9 +105,10 @@ static void mode_line(const q_args *a, const lg_quant_report *r) {
     if (r->mode == LG_QUANT_FP16)
         printf(": fp16 (FLOAT32 constants as FLOAT16 + DEQUANTIZE; inputs and outputs stay FLOAT32)\n");
     else
-        printf(": %s (symmetric %s, %s, zero point 0, + DEQUANTIZE)\n", lg_quant_mode_name(r->mode),
+        printf(": %s (symmetric %s, %s, zero point 0, %s)\n", lg_quant_mode_name(r->mode),
                r->mode == LG_QUANT_INT4_WEIGHTS ? "INT4 packed two per byte" : "INT8",
-               r->per_tensor ? "one scale per tensor" : r->block_size ? "a scale per block" : "a scale per output channel");
+               r->per_tensor ? "one scale per tensor" : r->block_size ? "a scale per block" : "a scale per output channel",
+               r->mode == LG_QUANT_INT8_DYNAMIC ? "read directly by the hybrid ops, DEQUANTIZE for the others" : "+ DEQUANTIZE");
 }
 
 static void ratio_text(uint64_t a, uint64_t b) {
@@ -387,15 +388,15 @@ static int print_json(const q_args *a, const lg_quant_report *r, uint64_t in_siz
 
 static int parse_options(const cli_verb *v, const q_args *a, lg_quant_options *o) {
     memset(o, 0, sizeof *o);
-    if (!a->mode) return cli_usage_error(v, "missing --mode (fp16, int8-weights or int4-weights)");
+    if (!a->mode) return cli_usage_error(v, "missing --mode (fp16, int8-weights, int4-weights or int8-dynamic)");
     int md = lg_quant_mode_from_name(a->mode);
-    if (md < 0) return cli_usage_error(v, "unknown mode '%s' (fp16, int8-weights, int4-weights)", a->mode);
+    if (md < 0) return cli_usage_error(v, "unknown mode '%s' (fp16, int8-weights, int4-weights, int8-dynamic)", a->mode);
     if (!lg_quant_mode_supported((lg_quant_mode)md))
-        return cli_error("--mode %s is not implemented yet (fp16, int8-weights and int4-weights are)", a->mode);
+        return cli_error("--mode %s is not implemented yet (fp16, int8-weights, int4-weights and int8-dynamic are)", a->mode);
     o->mode = (lg_quant_mode)md;
     if (a->per_channel && a->per_tensor) return cli_usage_error(v, "--per-channel and --per-tensor exclude each other");
     if ((a->per_channel || a->per_tensor) && o->mode == LG_QUANT_FP16)
-        return cli_usage_error(v, "--per-channel/--per-tensor go with int8-weights or int4-weights");
+        return cli_usage_error(v, "--per-channel/--per-tensor go with int8-weights, int4-weights or int8-dynamic");
     o->per_tensor = a->per_tensor;
     if (a->block) {
         if (o->mode != LG_QUANT_INT4_WEIGHTS) return cli_usage_error(v, "--block goes with int4-weights");
