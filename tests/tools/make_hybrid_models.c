@@ -26,6 +26,7 @@
 
 static lg_builder B;
 static lg_model *M;
+static int read_through_dequantize; /* qweights: the INT8 constant read through a DEQUANTIZE */
 
 static float wf(int o, int i) { return (float)sin(0.7 * o + 1.3 * i + 0.1) * (1.0f + 0.25f * (float)(o % 3)); }
 
@@ -86,7 +87,10 @@ static int qweights(const char *name, lg_dims shape, int dim, int per_tensor) {
     qset(t, s, per_tensor ? 1 : (uint32_t)oc, per_tensor ? 0 : dim);
     free(q);
     free(s);
-    return t;
+    if (!read_through_dequantize) return t;
+    int f = lg_b_tensor(&B, "w_dequantized", LG_FLOAT32, shape);
+    lg_b_op(&B, LG_OP_DEQUANTIZE, LG_IDS(t), LG_IDS(f));
+    return f;
 }
 
 static int fbias(int oc) {
@@ -173,6 +177,12 @@ static void hyb_conv1x1_big(void) { conv1x1(112, 16, 64); }
 static void hyb_conv1x1_small(void) { conv1x1(8, 16, 64); }
 
 static void hyb_conv_pc(void) { conv(1, 0, 1, 1, LG_ACTIVATION_FUNCTION_TYPE_RELU6, 0); }
+/* the same INT8 weights read through DEQUANTIZE: what a GPU delegate computes for hyb_conv_pc */
+static void deq_conv_pc(void) {
+    read_through_dequantize = 1;
+    conv(1, 0, 1, 1, LG_ACTIVATION_FUNCTION_TYPE_RELU6, 0);
+    read_through_dequantize = 0;
+}
 static void hyb_conv_pt(void) { conv(1, 1, 1, 1, 0, 0); }
 static void hyb_conv_s2_b2(void) { conv(1, 0, 2, 2, 0, 0); }
 static void hyb_conv_pos(void) { conv(1, 0, 1, 1, 0, 1); }
@@ -246,7 +256,7 @@ static const struct {
 } models[] = {
     {"hyb_fc_pc_asym", hyb_fc_pc_asym}, {"hyb_fc_pt_asym", hyb_fc_pt_asym}, {"hyb_fc_pt_sym", hyb_fc_pt_sym},
     {"hyb_fc_pc_sym", hyb_fc_pc_sym},   {"hyb_fc_keep_relu", hyb_fc_keep_relu}, {"hyb_fc_nobias_pos", hyb_fc_nobias_pos},
-    {"hyb_conv_pc", hyb_conv_pc}, {"hyb_conv1x1_big", hyb_conv1x1_big}, {"hyb_conv1x1_small", hyb_conv1x1_small},       {"hyb_conv_pt", hyb_conv_pt},     {"hyb_conv_s2_b2", hyb_conv_s2_b2},
+    {"hyb_conv_pc", hyb_conv_pc}, {"hyb_conv1x1_big", hyb_conv1x1_big}, {"hyb_conv1x1_small", hyb_conv1x1_small},       {"hyb_conv_pt", hyb_conv_pt}, {"deq_conv_pc", deq_conv_pc},     {"hyb_conv_s2_b2", hyb_conv_s2_b2},
     {"hyb_conv_pos", hyb_conv_pos},     {"hyb_dw", hyb_dw},               {"hyb_dw_dm2_s2", hyb_dw_dm2_s2},
     {"hyb_dw_pos", hyb_dw_pos},         {"hyb_bmm_asym", hyb_bmm_asym},   {"hyb_bmm_adjy_sym", hyb_bmm_adjy_sym},
     {"hyb_lookup", hyb_lookup},         {"flt_fc", flt_fc},               {"flt_conv", flt_conv},
