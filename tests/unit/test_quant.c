@@ -478,8 +478,6 @@ LG_TEST(quant_refusals) {
     lg_quant_options o = opts(LG_QUANT_INT8_STATIC);
     CHECK(lg_quantize(m, &o, &q, NULL, &e) == LG_ERR_UNSUPPORTED);
     CHECK(strstr(e.msg, "int8-static is not implemented yet") != NULL);
-    o = opts(LG_QUANT_INT8_DYNAMIC);
-    CHECK(lg_quantize(m, &o, &q, NULL, &e) == LG_ERR_UNSUPPORTED);
     o = opts(LG_QUANT_INT4_WEIGHTS);
     o.block_size = 48;
     CHECK(lg_quantize(m, &o, &q, NULL, &e) == LG_ERR_INVALID_ARG);
