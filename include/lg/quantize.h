@@ -34,9 +34,13 @@
  *                 (measured on LiteRT.js 2.5.3), so the CLI does not offer it: it is here for
  *                 the dynamic modes, whose FULLY_CONNECTED reads blockwise weights directly.
  *
- *   int8-dynamic, int8-static   not yet: lg_quantize returns LG_ERR_UNSUPPORTED. They slot in
- *                 as further modes of the same options and report (the weights part is
- *                 int8-weights'; the activations part adds calibration ranges).
+ *   int8-dynamic  TFLite's dynamic-range quantization (src/passes/quant_dynamic.c has the
+ *                 rules and sources): the int8-weights values, read directly by the hybrid
+ *                 ops CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED (asymmetric_quantize_inputs)
+ *                 and BATCH_MATMUL (a constant rhs, per tensor), through DEQUANTIZE by
+ *                 TRANSPOSE_CONV, GATHER, EMBEDDING_LOOKUP (the last two per tensor);
+ *                 weights under 1024 elements stay float (reported as skipped).
+ *   int8-static   not yet: lg_quantize returns LG_ERR_UNSUPPORTED.
  *
  * Weights that are FLOAT16 constants read through DEQUANTIZE (an fp16 model) are quantized
  * from their exact float values: the DEQUANTIZE stays and reads the new constant; the FLOAT16
@@ -74,7 +78,7 @@ typedef enum lg_quant_mode {
     LG_QUANT_FP16 = 0,
     LG_QUANT_INT8_WEIGHTS = 1,
     LG_QUANT_INT4_WEIGHTS = 2,
-    LG_QUANT_INT8_DYNAMIC = 3, /* not yet */
+    LG_QUANT_INT8_DYNAMIC = 3,
     LG_QUANT_INT8_STATIC = 4,  /* not yet */
     LG_QUANT_MODE_COUNT
 } lg_quant_mode;

@@ -45,15 +45,21 @@
 #include "lg/ops.h"
 #include "passes/quant_impl.h"
 
-/* What the GPU delegates do with a dynamic-range model (shared/reference/
-   conversion-quantization-pruning.md; measured with check and verify, see
-   tests/e2e/test_quantize_dynamic.sh). */
+/* What the GPU delegates do with a dynamic-range model: shared/reference/
+   conversion-quantization-pruning.md (DequantizeConstantTensor; ML Drift's
+   AllowSrcQuantizedFcConvOps), gpu-delegate-rules.md (version limits), and measured on ML
+   Drift through LiteRT.js WebGPU (tests/e2e/test_quantize_dynamic.sh: a hybrid CONV_2D's GPU
+   output equals the float conv of its dequantized weights to 3e-7, the CPU's hybrid result
+   differs by the activation quantization, 0.5% of the output). */
 const char lgq_dyn_gpu_note[] =
-    "hybrid ops (float activations, INT8 constant weights read directly) are a CPU form: the GPU delegates "
-    "dequantize INT8 constant weights to float at load (DequantizeConstantTensor) and run float kernels, so the "
-    "arithmetic on the GPU is float with int8-rounded weights (ML Drift's AllowSrcQuantizedFcConvOps, dynamic 8-bit "
-    "inputs for large FC/conv, is off by default); TRANSPOSE_CONV, GATHER and EMBEDDING_LOOKUP weights keep a "
-    "DEQUANTIZE (per-tensor INT8 version 2, per-channel version 5, which the delegates refuse above version 3)";
+    "the hybrid ops (CONV_2D v2/v5, DEPTHWISE_CONV_2D v6, FULLY_CONNECTED v9/v12, BATCH_MATMUL v4 reading INT8 "
+    "weights directly) are a CPU form: the GPU delegates dequantize INT8 constant weights to float at load "
+    "(DequantizeConstantTensor) and compute in float (measured on ML Drift, LiteRT.js WebGPU: fully on the GPU, "
+    "outputs equal the float op on the dequantized weights, so GPU and CPU differ by the CPU's activation "
+    "quantization; ML Drift's AllowSrcQuantizedFcConvOps, dynamic 8-bit inputs on devices that have them, was not "
+    "in effect); the classic delegate takes FULLY_CONNECTED only up to version 9 (per-channel hybrid is 12: "
+    "--per-tensor gives 9); TRANSPOSE_CONV, GATHER and EMBEDDING_LOOKUP weights keep a DEQUANTIZE (per tensor "
+    "version 2, per channel version 5, which both delegates refuse above version 3)";
 
 #define DYN_MIN_ELEMENTS 1024 /* minimum_elements_for_weights */
 
