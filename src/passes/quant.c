@@ -430,7 +430,7 @@ static lg_status quantize_one(qctx *c, uint32_t op, int32_t w, int32_t axis) {
     f.block = 0;
     if (c->o->block_size && x->rank == 2 && axis == 0 && x->shape[1] % (int32_t)c->o->block_size == 0) f.block = c->o->block_size;
     char dyn_why[160];
-    if (c->o->mode == LG_QUANT_INT8_DYNAMIC && lgq_dyn_form(c->src, c->g, w, c->o->per_tensor, &f, dyn_why, sizeof dyn_why)) {
+    if (c->o->mode == LG_QUANT_INT8_DYNAMIC && lgq_dyn_form(c->src, c->g, w, &f, dyn_why, sizeof dyn_why)) {
         free(v);
         return add_skip(c, w, (int32_t)op, false, "%s", dyn_why);
     }

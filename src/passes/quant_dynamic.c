@@ -99,8 +99,7 @@ static const lg_op *first_reader(const lg_model *m, const lg_graph *g, int32_t w
     return n ? &m->subgraphs[0].ops[u[0].op] : NULL;
 }
 
-bool lgq_dyn_form(const lg_model *m, const lg_graph *g, int32_t w, bool per_tensor, lgq_form *f, char *why,
-                  size_t n_why) {
+bool lgq_dyn_form(const lg_model *m, const lg_graph *g, int32_t w, lgq_form *f, char *why, size_t n_why) {
     const lg_tensor *x = &m->subgraphs[0].tensors[w];
     const int64_t n = lg_tensor_numel(x);
     if (n < DYN_MIN_ELEMENTS) {
@@ -112,8 +111,8 @@ bool lgq_dyn_form(const lg_model *m, const lg_graph *g, int32_t w, bool per_tens
     const int32_t code = op ? code_of(m, op) : -1;
     f->type = LG_INT8;
     f->block = 0;
+    /* quant.c has set f->axis from --per-tensor for the per-channel ops */
     if (code == LG_OP_BATCH_MATMUL || code == LG_OP_GATHER || code == LG_OP_EMBEDDING_LOOKUP) f->axis = -1;
-    (void)per_tensor; /* quant.c has set f->axis from it for the per-channel ops */
     return false;
 }
 

@@ -64,8 +64,8 @@ typedef struct lg_graph lg_graph;
 LG_INTERNAL bool lgq_dyn_slot(const lg_model *m, const lg_subgraph *sg, uint32_t i, uint32_t *slot, int32_t *axis);
 /* Adjust the form f of weight w for its readers (per tensor for BATCH_MATMUL, GATHER,
    EMBEDDING_LOOKUP); true (why filled) when w stays as it is (fewer than 1024 elements). */
-LG_INTERNAL bool lgq_dyn_form(const lg_model *m, const lg_graph *g, int32_t w, bool per_tensor, lgq_form *f,
-                              char *why, size_t n_why);
+LG_INTERNAL bool lgq_dyn_form(const lg_model *m, const lg_graph *g, int32_t w, lgq_form *f, char *why,
+                              size_t n_why);
 /* Every reader of w runs it as a hybrid op (reads the INT8 constant directly). */
 LG_INTERNAL bool lgq_dyn_direct(const lg_model *m, const lg_graph *g, int32_t w, bool per_tensor);
 /* Point every reader of w (the copy's op index = src's + shift) at the INT8 constant qtensor;
