@@ -44,7 +44,12 @@
  *                 DEQUANTIZE and QUANTIZE (float_ops says why for each); inputs and outputs
  *                 stay FLOAT32, or become INT8 with int8_io. Data-movement ops take their
  *                 input's parameters, so a pad constant never sets a range.
- *   int8-dynamic  not yet: lg_quantize returns LG_ERR_UNSUPPORTED.
+ *   int8-dynamic  TFLite's dynamic-range quantization (src/passes/quant_dynamic.c has the
+ *                 rules and sources): the int8-weights values, read directly by the hybrid
+ *                 ops CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED (asymmetric_quantize_inputs)
+ *                 and BATCH_MATMUL (a constant rhs, per tensor), through DEQUANTIZE by
+ *                 TRANSPOSE_CONV, GATHER, EMBEDDING_LOOKUP (the last two per tensor);
+ *                 weights under 1024 elements stay float (reported as skipped).
  *
  * Weights that are FLOAT16 constants read through DEQUANTIZE (an fp16 model) are quantized
  * from their exact float values: the DEQUANTIZE stays and reads the new constant; the FLOAT16
@@ -86,7 +91,7 @@ typedef enum lg_quant_mode {
     LG_QUANT_FP16 = 0,
     LG_QUANT_INT8_WEIGHTS = 1,
     LG_QUANT_INT4_WEIGHTS = 2,
-    LG_QUANT_INT8_DYNAMIC = 3, /* not yet */
+    LG_QUANT_INT8_DYNAMIC = 3,
     LG_QUANT_INT8_STATIC = 4,
     LG_QUANT_MODE_COUNT
 } lg_quant_mode;

@@ -35,7 +35,7 @@ int lg_quant_mode_from_name(const char *s) {
     return -1;
 }
 
-bool lg_quant_mode_supported(lg_quant_mode m) { return m <= LG_QUANT_INT4_WEIGHTS || m == LG_QUANT_INT8_STATIC; }
+bool lg_quant_mode_supported(lg_quant_mode m) { return (unsigned)m < LG_QUANT_MODE_COUNT; }
 
 /* What the GPU delegates do with each stored form: shared/reference/conversion-quantization-
    pruning.md, "What the GPU delegates do with quantized models" (LiteRT
@@ -161,7 +161,7 @@ static lg_status refuse_quantized(const lg_model *m, lg_error *err) {
 static lg_status check_options(const lg_quant_options *o, lg_error *err) {
     if ((unsigned)o->mode >= LG_QUANT_MODE_COUNT) return lgi_fail(err, LG_ERR_INVALID_ARG, "unknown quantization mode %d", (int)o->mode);
     if (!lg_quant_mode_supported(o->mode))
-        return lgi_fail(err, LG_ERR_UNSUPPORTED, "%s is not implemented yet (implemented: fp16, int8-weights, int4-weights, int8-static)",
+        return lgi_fail(err, LG_ERR_UNSUPPORTED, "%s is not implemented yet (implemented: fp16, int8-weights, int4-weights, int8-dynamic, int8-static)",
                         lg_quant_mode_name(o->mode));
     if (o->block_size) {
         uint32_t b = o->block_size;
@@ -297,6 +297,7 @@ static lg_status do_fp16(qctx *c) {
 /* The weight input of op i and its output-channel axis, or false. */
 static bool weight_slot(const qctx *c, uint32_t i, uint32_t *slot, int32_t *axis) {
     const lg_op *op = &ssg(c)->ops[i];
+    if (c->o->mode == LG_QUANT_INT8_DYNAMIC) return lgq_dyn_slot(c->src, ssg(c), i, slot, axis); /* quant_dynamic.c */
     switch (lg_op_builtin(c->src, op)) {
     case LG_OP_FULLY_CONNECTED: *slot = 1; *axis = 0; break;     /* [out, in] */
     case LG_OP_CONV_2D: *slot = 1; *axis = 0; break;             /* [out, kh, kw, in] */
@@ -429,6 +430,11 @@ static lg_status quantize_one(qctx *c, uint32_t op, int32_t w, int32_t axis) {
     f.axis = c->o->per_tensor ? -1 : axis;
     f.block = 0;
     if (c->o->block_size && x->rank == 2 && axis == 0 && x->shape[1] % (int32_t)c->o->block_size == 0) f.block = c->o->block_size;
+    char dyn_why[160];
+    if (c->o->mode == LG_QUANT_INT8_DYNAMIC && lgq_dyn_form(c->src, c->g, w, &f, dyn_why, sizeof dyn_why)) {
+        free(v);
+        return add_skip(c, w, (int32_t)op, false, "%s", dyn_why);
+    }
     /* a weight whose stored form would not be smaller stays as it is (a FLOAT16 3x3 depthwise
        kernel: 9 values per channel take 18 B, INT8 9 B + a 4 B scale + an 8 B zero point) */
     const int64_t n = lg_tensor_numel(x);
@@ -456,6 +462,13 @@ static lg_status quantize_one(qctx *c, uint32_t op, int32_t w, int32_t axis) {
     rw->max_abs = res.max_abs;
     rw->max_err = res.max_err;
     LG_TRY(set_stored(c, rw, res.qtensor));
+    if (c->o->mode == LG_QUANT_INT8_DYNAMIC && lgq_dyn_direct(c->src, c->g, w, c->o->per_tensor)) {
+        /* a hybrid op reads the INT8 constant itself; the fp16 weight's DEQUANTIZE goes */
+        if (deq >= 0 && !c->drop_ops) c->drop_ops = malloc((sg->n_ops ? sg->n_ops : 1) * sizeof *c->drop_ops);
+        if (deq >= 0 && !c->drop_ops) return lgi_fail(c->err, LG_ERR_NOMEM, "out of memory");
+        if (deq >= 0) c->drop_ops[c->n_drop++] = deq;
+        return lgq_dyn_connect(c->m, c->g, w, res.qtensor, c->n_inserted, c->err);
+    }
     if (deq >= 0) /* the DEQUANTIZE of the fp16 constant reads the new one; the copy's op index is shifted */
         return lg_op_set_input(c->m, 0, (uint32_t)deq + c->n_inserted, 0, res.qtensor, c->err);
     c->m->subgraphs[0].tensors[w].buffer = 0; /* now computed by the DEQUANTIZE */
@@ -750,7 +763,10 @@ lg_status lg_quantize(const lg_model *m, const lg_quant_options *opt, lg_model *
         r->block_size = opt->block_size;
         r->target = opt->target;
         r->gpu = opt->gpu;
-        r->gpu_note = opt->mode == LG_QUANT_FP16 ? gpu_fp16 : opt->mode == LG_QUANT_INT8_STATIC ? lgq_static_gpu_note() : gpu_int;
+        r->gpu_note = opt->mode == LG_QUANT_FP16          ? gpu_fp16
+                      : opt->mode == LG_QUANT_INT8_STATIC  ? lgq_static_gpu_note()
+                      : opt->mode == LG_QUANT_INT8_DYNAMIC ? lgq_dyn_gpu_note
+                                                           : gpu_int;
         r->first_divergent_op = r->first_divergent_tensor = -1;
         st = opt->mode == LG_QUANT_INT8_STATIC ? static_edits(&c, map) : run_edits(&c, map);
     }

@@ -57,4 +57,22 @@ typedef struct lgq_result {
 LG_INTERNAL lg_status lgq_store_weight(lg_model *m, uint32_t sg, int32_t shape_of, const float *w,
                                        const lgq_form *f, lgq_result *r, lg_error *err);
 
+/* ---- int8-dynamic (quant_dynamic.c): the hooks quant.c calls in that mode */
+
+typedef struct lg_graph lg_graph;
+/* The weight input of op i and the axis its readers must agree on (as weight_slot). */
+LG_INTERNAL bool lgq_dyn_slot(const lg_model *m, const lg_subgraph *sg, uint32_t i, uint32_t *slot, int32_t *axis);
+/* Adjust the form f of weight w for its readers (per tensor for BATCH_MATMUL, GATHER,
+   EMBEDDING_LOOKUP); true (why filled) when w stays as it is (fewer than 1024 elements). */
+LG_INTERNAL bool lgq_dyn_form(const lg_model *m, const lg_graph *g, int32_t w, lgq_form *f, char *why,
+                              size_t n_why);
+/* Every reader of w runs it as a hybrid op (reads the INT8 constant directly). */
+LG_INTERNAL bool lgq_dyn_direct(const lg_model *m, const lg_graph *g, int32_t w, bool per_tensor);
+/* Point every reader of w (the copy's op index = src's + shift) at the INT8 constant qtensor;
+   FULLY_CONNECTED and BATCH_MATMUL get asymmetric_quantize_inputs. */
+LG_INTERNAL lg_status lgq_dyn_connect(lg_model *m, const lg_graph *g, int32_t w, int32_t qtensor, uint32_t shift,
+                                      lg_error *err);
+/* The report's gpu_note for int8-dynamic. */
+extern const char lgq_dyn_gpu_note[];
+
 #endif

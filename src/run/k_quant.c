@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "lg/ops.h"
+#include "run/k_hybrid.h"
 #include "run/k_quant.h"
 #include "run/k_quant_more.h"
 
@@ -199,6 +200,8 @@ static int concat_rescales(const lgk_node *n) {
 }
 
 const lgk_kernel *lgk_quant_find(const lgk_node *n) {
+    const lgk_kernel *hybrid = lgk_hybrid_find(n); /* float activations, INT8 weights (k_hybrid.h) */
+    if (hybrid) return hybrid;
     int take;
     switch (n->code) {
     case LG_OP_CONV_2D: case LG_OP_DEPTHWISE_CONV_2D: case LG_OP_FULLY_CONNECTED: case LG_OP_BATCH_MATMUL:

@@ -211,7 +211,6 @@ two "calibration .npy of the wrong shape" "$LG" quantize "$E" -o "$T/x.tflite" -
 two "--input of the wrong shape" "$LG" quantize "$E" -o "$T/x.tflite" --mode fp16 --input "image=$T/wrong/a.npy"
 two "a model already quantized" "$LG" quantize "$T/cal.tflite" -o "$T/x.tflite" --mode int4-weights
 two "int8-static without --calib" "$LG" quantize "$E" -o "$T/x.tflite" --mode int8-static
-two "int8-dynamic (not yet)" "$LG" quantize "$E" -o "$T/x.tflite" --mode int8-dynamic
 two "--block (blockwise INT4 does not run on LiteRT)" "$LG" quantize "$E" -o "$T/x.tflite" --mode int4-weights --block 32
 two "a bad exclude pattern" "$LG" quantize "$E" -o "$T/x.tflite" --mode fp16 --exclude '('
 two "the input as the output" "$LG" quantize "$E" -o "$E" --mode fp16

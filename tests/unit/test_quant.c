@@ -481,8 +481,6 @@ LG_TEST(quant_refusals) {
     lg_quant_options o = opts(LG_QUANT_INT8_STATIC); /* implemented: it needs calibration cases */
     CHECK(lg_quantize(m, &o, &q, NULL, &e) == LG_ERR_INVALID_ARG);
     CHECK(strstr(e.msg, "int8-static needs calibration inputs") != NULL);
-    o = opts(LG_QUANT_INT8_DYNAMIC);
-    CHECK(lg_quantize(m, &o, &q, NULL, &e) == LG_ERR_UNSUPPORTED);
     o = opts(LG_QUANT_INT4_WEIGHTS);
     o.block_size = 48;
     CHECK(lg_quantize(m, &o, &q, NULL, &e) == LG_ERR_INVALID_ARG);

@@ -119,9 +119,10 @@ static void mode_line(const q_args *a, const lg_quant_report *r) {
     else if (r->mode == LG_QUANT_INT8_STATIC)
         static_mode_line(r);
     else
-        printf(": %s (symmetric %s, %s, zero point 0, + DEQUANTIZE)\n", lg_quant_mode_name(r->mode),
+        printf(": %s (symmetric %s, %s, zero point 0, %s)\n", lg_quant_mode_name(r->mode),
                r->mode == LG_QUANT_INT4_WEIGHTS ? "INT4 packed two per byte" : "INT8",
-               r->per_tensor ? "one scale per tensor" : r->block_size ? "a scale per block" : "a scale per output channel");
+               r->per_tensor ? "one scale per tensor" : r->block_size ? "a scale per block" : "a scale per output channel",
+               r->mode == LG_QUANT_INT8_DYNAMIC ? "read directly by the hybrid ops, DEQUANTIZE for the others" : "+ DEQUANTIZE");
 }
 
 static void static_text(const lg_quant_report *r) {
@@ -485,15 +486,15 @@ static int static_options(const cli_verb *v, const q_args *a, lg_quant_options *
 
 static int parse_options(const cli_verb *v, const q_args *a, lg_quant_options *o) {
     memset(o, 0, sizeof *o);
-    if (!a->mode) return cli_usage_error(v, "missing --mode (fp16, int8-weights, int4-weights or int8-static)");
+    if (!a->mode) return cli_usage_error(v, "missing --mode (fp16, int8-weights, int4-weights, int8-dynamic or int8-static)");
     int md = lg_quant_mode_from_name(a->mode);
-    if (md < 0) return cli_usage_error(v, "unknown mode '%s' (fp16, int8-weights, int4-weights, int8-static)", a->mode);
+    if (md < 0) return cli_usage_error(v, "unknown mode '%s' (fp16, int8-weights, int4-weights, int8-dynamic, int8-static)", a->mode);
     if (!lg_quant_mode_supported((lg_quant_mode)md))
-        return cli_error("--mode %s is not implemented yet (fp16, int8-weights, int4-weights and int8-static are)", a->mode);
+        return cli_error("--mode %s is not implemented yet (fp16, int8-weights, int4-weights, int8-dynamic and int8-static are)", a->mode);
     o->mode = (lg_quant_mode)md;
     if (a->per_channel && a->per_tensor) return cli_usage_error(v, "--per-channel and --per-tensor exclude each other");
     if ((a->per_channel || a->per_tensor) && o->mode == LG_QUANT_FP16)
-        return cli_usage_error(v, "--per-channel/--per-tensor go with int8-weights or int4-weights");
+        return cli_usage_error(v, "--per-channel/--per-tensor go with int8-weights, int4-weights or int8-dynamic");
     o->per_tensor = a->per_tensor;
     int rs = static_options(v, a, o);
     if (rs != CLI_OK) return rs;
