@@ -52,7 +52,9 @@ static inline int32_t lgq_rq_one(const lgq_rq *q, int32_t acc, int64_t c) {
         return lgq_clamp((int32_t)rintf(y) + q->zp, q->lo, q->hi);
     }
     int32_t v = lgq_rdbpot(lgq_srdhm((int32_t)((uint32_t)acc << q->lsh[c]), q->mult[c]), q->rsh[c]);
-    return lgq_clamp(v + q->zp, q->lo, q->hi);
+    /* + zero point in int32, wrapping as TFLite's int32 addition does on its targets (and as
+       the vector lanes do); only an accumulator near the int32 limits reaches the wrap */
+    return lgq_clamp((int32_t)((uint32_t)v + (uint32_t)q->zp), q->lo, q->hi);
 }
 
 /* Requantize n accumulators of channels c0.. (acc[i] is channel c0 + i) and store them as
