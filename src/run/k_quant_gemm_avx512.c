@@ -90,7 +90,7 @@ void lgq_requant_row_avx512(const lgq_rq *q, int64_t c0, const int32_t *acc, int
 
 /* GEMM without VNNI */
 #define KQ(name) name##_plain
-#define KQ_MAC(acc, x, w) _mm512_add_epi32((acc), _mm512_madd_epi16((x), (w)))
+#define KQ_MAC(acc, x, w) (acc) = _mm512_add_epi32((acc), _mm512_madd_epi16((x), (w)))
 #include "run/k_quant_gemm_tile512.h"
 #undef KQ
 #undef KQ_MAC
@@ -158,7 +158,9 @@ void lgq_dw_row_avx512(const lgq_dw *d, const void *const *x, int64_t npix, void
 #endif
 
 #define KQ(name) name##_vnni
-#define KQ_MAC(acc, x, w) _mm512_dpwssd_epi32((acc), (x), (w))
+/* vpdpwssd acc, x, w (_mm512_dpwssd_epi32) as inline assembly: with the intrinsic GCC 12 copies
+   every accumulator around each instruction (its tied operand); "+v" keeps it in place */
+#define KQ_MAC(acc, x, w) __asm__("vpdpwssd %2, %1, %0" : "+v"(acc) : "v"(x), "v"(w))
 #include "run/k_quant_gemm_tile512.h"
 #undef KQ
 #undef KQ_MAC
