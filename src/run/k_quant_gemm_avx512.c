@@ -97,50 +97,63 @@ void lgq_requant_row_avx512(const lgq_rq *q, int64_t c0, const int32_t *acc, int
 
 /* ---- depthwise (depth multiplier 1) */
 
-static inline __m512i load16x(const void *p, __mmask16 mk, int u8) {
+static inline __m512i load16x(const void *p, __mmask16 mk, const int u8) {
     const __m128i b = _mm_maskz_loadu_epi8(mk, p);
     return u8 ? _mm512_cvtepu8_epi32(b) : _mm512_cvtepi8_epi32(b);
 }
 
-/* channels [c0, c0 + 16 * nv) of one pixel; the last vector's lanes from cnt on are masked */
-static inline __attribute__((always_inline)) void dw_block(const int nv, const lgq_dw *d, const rqz *v,
-                                                           const void *const *xp, int64_t c0, int64_t cnt,
-                                                           uint8_t *y) {
-    __m512i acc[4];
-    __mmask16 mk[4];
-#pragma GCC unroll 4
-    for (int i = 0; i < 4; i++) {
-        if (i >= nv) break;
-        acc[i] = _mm512_loadu_si512((const void *)(d->bias + c0 + 16 * i));
-        mk[i] = lanes16(cnt - 16 * i);
-    }
-    const int u8 = d->in_u8;
-    for (int64_t t = 0; t < d->taps; t++) {
+/* channels [c0, c0 + cnt) of one pixel, cnt <= 16 * nv: nv accumulators (named: see
+   k_quant_gemm_tile512.h), the lanes from cnt on masked off in the loads and the stores */
+static inline __attribute__((always_inline)) void dw_block(const int nv, const int u8, const int32_t *bias,
+                                                           const int32_t *w, int64_t cp, int64_t taps,
+                                                           const lgq_rq *q, const rqz *v, const void *const *xp,
+                                                           int64_t c0, int64_t cnt, uint8_t *y) {
+    const __mmask16 m0 = lanes16(cnt), m1 = lanes16(cnt - 16), m2 = lanes16(cnt - 32), m3 = lanes16(cnt - 48);
+    __m512i a0 = _mm512_loadu_si512((const void *)(bias + c0)), a1 = a0, a2 = a0, a3 = a0;
+    if (nv > 1) a1 = _mm512_loadu_si512((const void *)(bias + c0 + 16));
+    if (nv > 2) a2 = _mm512_loadu_si512((const void *)(bias + c0 + 32));
+    if (nv > 3) a3 = _mm512_loadu_si512((const void *)(bias + c0 + 48));
+    for (int64_t t = 0; t < taps; t++) {
         const uint8_t *xs = (const uint8_t *)xp[t] + c0;
-        const int32_t *wt = d->w + t * d->cp + c0;
-#pragma GCC unroll 4
-        for (int i = 0; i < 4; i++) {
-            if (i >= nv) break;
-            const __m512i wv = _mm512_loadu_si512((const void *)(wt + 16 * i));
-            acc[i] = _mm512_add_epi32(acc[i], _mm512_mullo_epi32(load16x(xs + 16 * i, mk[i], u8), wv));
-        }
+        const int32_t *wt = w + t * cp + c0;
+        a0 = _mm512_add_epi32(a0, _mm512_mullo_epi32(load16x(xs, m0, u8), _mm512_loadu_si512((const void *)wt)));
+        if (nv > 1)
+            a1 = _mm512_add_epi32(a1, _mm512_mullo_epi32(load16x(xs + 16, m1, u8), _mm512_loadu_si512((const void *)(wt + 16))));
+        if (nv > 2)
+            a2 = _mm512_add_epi32(a2, _mm512_mullo_epi32(load16x(xs + 32, m2, u8), _mm512_loadu_si512((const void *)(wt + 32))));
+        if (nv > 3)
+            a3 = _mm512_add_epi32(a3, _mm512_mullo_epi32(load16x(xs + 48, m3, u8), _mm512_loadu_si512((const void *)(wt + 48))));
     }
-#pragma GCC unroll 4
-    for (int i = 0; i < 4; i++) {
-        if (i >= nv) break;
-        _mm512_mask_cvtepi32_storeu_epi8(y + c0 + 16 * i, mk[i], rq16(&d->rq, v, c0 + 16 * i, acc[i]));
+    _mm512_mask_cvtepi32_storeu_epi8(y + c0, m0, rq16(q, v, c0, a0));
+    if (nv > 1) _mm512_mask_cvtepi32_storeu_epi8(y + c0 + 16, m1, rq16(q, v, c0 + 16, a1));
+    if (nv > 2) _mm512_mask_cvtepi32_storeu_epi8(y + c0 + 32, m2, rq16(q, v, c0 + 32, a2));
+    if (nv > 3) _mm512_mask_cvtepi32_storeu_epi8(y + c0 + 48, m3, rq16(q, v, c0 + 48, a3));
+}
+
+/* every pixel: blocks of 64 channels, then one block of the rest. The fields are read once
+   (the byte stores may alias anything, so the compiler would reload them after each). */
+static inline __attribute__((always_inline)) void dw_rows(const int u8, const lgq_dw *d, const void *const *x,
+                                                          int64_t npix, void *y, int64_t ys) {
+    const rqz v = rq_consts(&d->rq);
+    const lgq_rq q = d->rq;
+    const int32_t *bias = d->bias, *w = d->w;
+    const int64_t cp = d->cp, taps = d->taps, c = d->c;
+    for (int64_t p = 0; p < npix; p++) {
+        const void *const *xp = x + p * taps;
+        uint8_t *yp = (uint8_t *)y + p * ys;
+        int64_t c0 = 0;
+        for (; c0 + 64 <= c; c0 += 64) dw_block(4, u8, bias, w, cp, taps, &q, &v, xp, c0, 64, yp);
+        const int64_t rem = c - c0;
+        if (rem > 48) dw_block(4, u8, bias, w, cp, taps, &q, &v, xp, c0, rem, yp);
+        else if (rem > 32) dw_block(3, u8, bias, w, cp, taps, &q, &v, xp, c0, rem, yp);
+        else if (rem > 16) dw_block(2, u8, bias, w, cp, taps, &q, &v, xp, c0, rem, yp);
+        else if (rem > 0) dw_block(1, u8, bias, w, cp, taps, &q, &v, xp, c0, rem, yp);
     }
 }
 
 void lgq_dw_row_avx512(const lgq_dw *d, const void *const *x, int64_t npix, void *y, int64_t ys) {
-    const rqz v = rq_consts(&d->rq);
-    for (int64_t p = 0; p < npix; p++) {
-        const void *const *xp = x + p * d->taps;
-        uint8_t *yp = (uint8_t *)y + p * ys;
-        int64_t c0 = 0;
-        for (; c0 + 64 <= d->c; c0 += 64) dw_block(4, d, &v, xp, c0, 64, yp);
-        for (; c0 < d->c; c0 += 16) dw_block(1, d, &v, xp, c0, d->c - c0, yp);
-    }
+    if (d->in_u8) dw_rows(1, d, x, npix, y, ys);
+    else dw_rows(0, d, x, npix, y, ys);
 }
 
 #ifdef __clang__
