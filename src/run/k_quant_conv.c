@@ -47,6 +47,7 @@ typedef struct qconv {
     lgq_rq *grq;
     lgq_dw dwk;
     const uint8_t *zrow;          /* depthwise: ic bytes of the input zero point */
+    int64_t *dwoff;               /* depthwise: tap t's input offset from tap 0 (bytes) */
 } qconv;
 
 /* Output channel c's requantization. XNNPACK (the qs8/qu8 GEMM and depthwise microkernels'
@@ -426,8 +427,16 @@ static void fast_dw_chunks(void *ud, int64_t c0, int64_t c1) {
         for (int64_t r = r0; r < r1; r++) {
             const int64_t b = r / q->oh, oy = r % q->oh, iy0 = oy * q->sh - q->ph;
             const void **pp = ptrs;
+            /* the filter rows all inside the input: the pixels whose columns are too take
+               the taps at fixed offsets from their first one */
+            const int rows_in = iy0 >= 0 && iy0 + (q->fh - 1) * q->dh < q->ih;
             for (int64_t ox = 0; ox < q->ow; ox++) {
                 const int64_t ix0 = ox * q->sw - q->pw;
+                if (rows_in && ix0 >= 0 && ix0 + (q->fw - 1) * q->dw < q->iw) {
+                    const uint8_t *x0 = x + ((b * q->ih + iy0) * q->iw + ix0) * q->ic;
+                    for (int64_t t = 0; t < taps; t++) *pp++ = x0 + q->dwoff[t];
+                    continue;
+                }
                 for (int64_t fy = 0; fy < q->fh; fy++) {
                     const int64_t iy = iy0 + fy * q->dh;
                     const int in_y = iy >= 0 && iy < q->ih;
@@ -545,6 +554,11 @@ lg_status lgq_dwconv_prepare(lgk_node *n, lg_error *err) {
         q->dwk.rq = q->grq[0];
         memset(z, (int)(uint8_t)(-q->in_off), (size_t)q->ic);
         q->zrow = z;
+        q->dwoff = lgk_alloc(n, (size_t)(taps > 0 ? taps : 1) * sizeof(int64_t));
+        if (!q->dwoff) return lgk_fail(n, LG_ERR_NOMEM, err, "out of memory");
+        for (int64_t fy = 0; fy < q->fh; fy++)
+            for (int64_t fx = 0; fx < q->fw; fx++)
+                q->dwoff[fy * q->fw + fx] = (fy * q->dh * q->iw + fx * q->dw) * q->ic;
         q->chunks = n->ctx->threads > 1 ? n->ctx->threads : 1;
         n->scratch_bytes = (uint64_t)q->chunks * (uint64_t)(q->ow * taps) * sizeof(void *);
         q->fast = 1;

@@ -181,61 +181,75 @@ void lgq_gemm_avx2(const lgq_gemm_w *w, const lgq_rq *q, int64_t m, const int16_
 
 /* ---- depthwise (depth multiplier 1) */
 
-static inline __m256i load8x(const void *p, int u8) {
+static inline __m256i load8x(const void *p, const int u8) {
     const __m128i b = _mm_loadl_epi64((const __m128i *)p);
     return u8 ? _mm256_cvtepu8_epi32(b) : _mm256_cvtepi8_epi32(b);
 }
 
-/* channels [c0, c0 + 8 * nv) of one pixel */
-static inline __attribute__((always_inline)) void dw_block(const int nv, const lgq_dw *d, const rqv *v,
-                                                           const void *const *xp, int64_t c0, uint8_t *y) {
-    __m256i acc[4];
-#pragma GCC unroll 4
-    for (int i = 0; i < 4; i++)
-        if (i < nv) acc[i] = _mm256_loadu_si256((const __m256i *)(d->bias + c0 + 8 * i));
-    const int u8 = d->in_u8;
-    for (int64_t t = 0; t < d->taps; t++) {
+/* channels [c0, c0 + 8 * nv) of one pixel (all inside the row): nv named accumulators */
+static inline __attribute__((always_inline)) void dw_block(const int nv, const int u8, const int32_t *bias,
+                                                           const int32_t *w, int64_t cp, int64_t taps,
+                                                           const lgq_rq *q, const rqv *v, const void *const *xp,
+                                                           int64_t c0, uint8_t *y) {
+    __m256i a0 = _mm256_loadu_si256((const __m256i *)(bias + c0)), a1 = a0, a2 = a0, a3 = a0;
+    if (nv > 1) a1 = _mm256_loadu_si256((const __m256i *)(bias + c0 + 8));
+    if (nv > 2) a2 = _mm256_loadu_si256((const __m256i *)(bias + c0 + 16));
+    if (nv > 3) a3 = _mm256_loadu_si256((const __m256i *)(bias + c0 + 24));
+    for (int64_t t = 0; t < taps; t++) {
         const uint8_t *xs = (const uint8_t *)xp[t] + c0;
-        const int32_t *wt = d->w + t * d->cp + c0;
-#pragma GCC unroll 4
-        for (int i = 0; i < 4; i++) {
-            if (i >= nv) break;
-            const __m256i wv = _mm256_loadu_si256((const __m256i *)(wt + 8 * i));
-            acc[i] = _mm256_add_epi32(acc[i], _mm256_mullo_epi32(load8x(xs + 8 * i, u8), wv));
-        }
+        const int32_t *wt = w + t * cp + c0;
+        a0 = _mm256_add_epi32(a0, _mm256_mullo_epi32(load8x(xs, u8), _mm256_loadu_si256((const __m256i *)wt)));
+        if (nv > 1)
+            a1 = _mm256_add_epi32(a1, _mm256_mullo_epi32(load8x(xs + 8, u8), _mm256_loadu_si256((const __m256i *)(wt + 8))));
+        if (nv > 2)
+            a2 = _mm256_add_epi32(a2, _mm256_mullo_epi32(load8x(xs + 16, u8), _mm256_loadu_si256((const __m256i *)(wt + 16))));
+        if (nv > 3)
+            a3 = _mm256_add_epi32(a3, _mm256_mullo_epi32(load8x(xs + 24, u8), _mm256_loadu_si256((const __m256i *)(wt + 24))));
     }
-    const lgq_rq *q = &d->rq;
-    if (nv == 4) {
-        store16(q, rq8(q, v, c0, acc[0]), rq8(q, v, c0 + 8, acc[1]), y + c0, 16);
-        store16(q, rq8(q, v, c0 + 16, acc[2]), rq8(q, v, c0 + 24, acc[3]), y + c0 + 16, 16);
-    } else {
-        const __m256i r = rq8(q, v, c0, acc[0]);
-        store16(q, r, r, y + c0, 8);
+    a0 = rq8(q, v, c0, a0);
+    if (nv == 1) { store16(q, a0, a0, y + c0, 8); return; }
+    store16(q, a0, rq8(q, v, c0 + 8, a1), y + c0, 16);
+    if (nv == 3) { a2 = rq8(q, v, c0 + 16, a2); store16(q, a2, a2, y + c0 + 16, 8); }
+    if (nv == 4) store16(q, rq8(q, v, c0 + 16, a2), rq8(q, v, c0 + 24, a3), y + c0 + 16, 16);
+}
+
+/* every pixel: blocks of 32 channels, one of 8-24, then the last < 8 channels in scalar code
+   over the same packing. The fields are read once (byte stores may alias them). */
+static inline __attribute__((always_inline)) void dw_rows(const int u8, const lgq_dw *d, const void *const *x,
+                                                          int64_t npix, void *y, int64_t ys) {
+    const rqv v = rq_consts(&d->rq);
+    const lgq_rq q = d->rq;
+    const int32_t *bias = d->bias, *w = d->w;
+    const int64_t cp = d->cp, taps = d->taps, c = d->c, c8 = c / 8 * 8;
+    for (int64_t p = 0; p < npix; p++) {
+        const void *const *xp = x + p * taps;
+        uint8_t *yp = (uint8_t *)y + p * ys;
+        int64_t c0 = 0;
+        for (; c0 + 32 <= c8; c0 += 32) dw_block(4, u8, bias, w, cp, taps, &q, &v, xp, c0, yp);
+        switch ((c8 - c0) / 8) {
+        case 3: dw_block(3, u8, bias, w, cp, taps, &q, &v, xp, c0, yp); break;
+        case 2: dw_block(2, u8, bias, w, cp, taps, &q, &v, xp, c0, yp); break;
+        case 1: dw_block(1, u8, bias, w, cp, taps, &q, &v, xp, c0, yp); break;
+        default: break;
+        }
+        if (c8 < c) {
+            int32_t acc[8];
+            for (int64_t j = c8; j < c; j++) {
+                uint32_t sum = (uint32_t)bias[j];
+                for (int64_t t = 0; t < taps; t++) {
+                    const int32_t xv = u8 ? ((const uint8_t *)xp[t])[j] : ((const int8_t *)xp[t])[j];
+                    sum += (uint32_t)(w[t * cp + j] * xv);
+                }
+                acc[j - c8] = (int32_t)sum;
+            }
+            lgq_requant_row_avx2(&q, c8, acc, c - c8, yp + c8);
+        }
     }
 }
 
 void lgq_dw_row_avx2(const lgq_dw *d, const void *const *x, int64_t npix, void *y, int64_t ys) {
-    const rqv v = rq_consts(&d->rq);
-    for (int64_t p = 0; p < npix; p++) {
-        const void *const *xp = x + p * d->taps;
-        uint8_t *yp = (uint8_t *)y + p * ys;
-        int64_t c0 = 0;
-        for (; c0 + 32 <= d->c; c0 += 32) dw_block(4, d, &v, xp, c0, yp);
-        for (; c0 + 8 <= d->c; c0 += 8) dw_block(1, d, &v, xp, c0, yp);
-        if (c0 < d->c) {
-            /* the last channels: the portable loop over the same packing */
-            int32_t acc[8];
-            for (int64_t j = 0; c0 + j < d->c; j++) {
-                uint32_t s = (uint32_t)d->bias[c0 + j];
-                for (int64_t t = 0; t < d->taps; t++) {
-                    int32_t xv = d->in_u8 ? ((const uint8_t *)xp[t])[c0 + j] : ((const int8_t *)xp[t])[c0 + j];
-                    s += (uint32_t)(d->w[t * d->cp + c0 + j] * xv);
-                }
-                acc[j] = (int32_t)s;
-            }
-            lgq_requant_row_avx2(&d->rq, c0, acc, d->c - c0, yp + c0);
-        }
-    }
+    if (d->in_u8) dw_rows(1, d, x, npix, y, ys);
+    else dw_rows(0, d, x, npix, y, ys);
 }
 
 #ifdef __clang__
