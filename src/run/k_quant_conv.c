@@ -378,6 +378,13 @@ static void conv_rows_a(const qconv *q, int64_t p0, int64_t mt, int64_t g, int16
                 const int64_t iy = iy0 + fy * q->dh;
                 const int in_y = iy >= 0 && iy < q->ih;
                 const uint8_t *xr = x + ((b * q->ih + iy) * q->iw) * q->ic + g * q->fic;
+                if (in_y && q->groups == 1 && q->dw == 1 && ix0 >= 0 && ix0 + q->fw <= q->iw) {
+                    /* the filter row inside the input, one group, no dilation: its taps are
+                       contiguous (fw pixels of ic channels) */
+                    qc_widen(xr + ix0 * q->ic, u8, d, q->fw * q->ic);
+                    d += q->fw * q->ic;
+                    continue;
+                }
                 for (int64_t fx = 0; fx < q->fw; fx++, d += q->fic) {
                     const int64_t ix = ix0 + fx * q->dw;
                     if (in_y && ix >= 0 && ix < q->iw) {
