@@ -17,6 +17,17 @@
  *   int16 activations (16x8): int64 accumulator and bias (INT64, or INT32), zero points 0, the
  *     int64 MultiplyByQuantizedMultiplier (16-bit reduced multiplier, one rounding).
  * BATCH_MATMUL: int8 (or int16) x int8, per-tensor, no bias, output clamped to its type.
+ *
+ * Two implementations of the same arithmetic:
+ *   - int8 / uint8 CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED run the packed kernels of
+ *     k_quant_gemm.h: weights packed at prepare with their offset applied and the input zero
+ *     point folded into the bias (exact modulo 2^32, k_quant_gemm.h says why); conv as im2col
+ *     (or the input rows themselves for 1x1 stride 1) tiles of int16 rows times the packed
+ *     panels, depthwise as channel vectors over per-pixel tap pointers (a tap outside the
+ *     input points at a row of the input zero point, which the folded bias cancels);
+ *   - the direct loops below (conv_row, mm_row): one output at a time, the definition; they
+ *     run int16 activations (16x8) and BATCH_MATMUL (non-constant rhs), and were the only path
+ *     before (tests/unit/test_k_quant_speed.c holds the two to the same outputs).
  */
 #include "run/k_quant_gemm.h"
 
