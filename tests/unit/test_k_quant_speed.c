@@ -670,3 +670,57 @@ LG_TEST(k_quant_speed_requantize_extremes) {
     reset_level();
     CHECK(tested > 10000);
 }
+
+/* The packing is the same for every level, so an interpreter prepared at one level gives the
+   same outputs when the level changes before an invoke (LITEGPU_SIMD is per process, the
+   override per test, but nothing ties a prepared model to the level it was prepared at). */
+LG_TEST(k_quant_speed_level_changes_after_prepare) {
+    for (int op = 0; op < 3; op++) {
+        qcase c;
+        common(&c, op, 2);
+        c.t = op == 1 ? LG_UINT8 : LG_INT8;
+        c.per_ch = c.t == LG_INT8;
+        c.nb = 1; c.ih = 6; c.iw = 7; c.ic = op == 1 ? 37 : 21; c.oc = op == 1 ? 37 : 35;
+        c.fh = c.fw = 3; c.fic = c.ic; c.sh = c.sw = c.dh = c.dw = 1; c.dm = 1;
+        c.pad = LG_PADDING_SAME;
+        c.m = 5; c.k = 43;
+        if (op != OP_FC) geometry(&c);
+        make_data(&c);
+        const int64_t n = y_numel(&c);
+        int64_t *want = malloc((size_t)n * sizeof(int64_t));
+        reference(&c, 1, want);
+        built B;
+        build(&c, &B);
+        kt_model t;
+        kt_init(&t);
+        kt_add_op(&t, &B.op);
+        lg_run_options ro;
+        memset(&ro, 0, sizeof ro);
+        ro.int_arith = LG_INT_XNNPACK;
+        lg_interp *it = NULL;
+        lg_error err;
+        set_level(3);
+        CHECK_OK(lg_interp_create(t.m, &ro, &it, &err), &err);
+        for (int l = 3; it && l >= 0; l--) {
+            set_level(l);
+            CHECK_OK(lg_interp_set_input(it, 0, c.t, c.x, (uint64_t)x_numel(&c), &err), &err);
+            CHECK_OK(lg_interp_invoke(it, &err), &err);
+            lg_tensor_view v;
+            lg_interp_output(it, 0, &v);
+            int bad = 0;
+            for (int64_t i = 0; i < n && !bad; i++) {
+                int64_t g = c.t == LG_UINT8 ? ((const uint8_t *)v.data)[i] : ((const int8_t *)v.data)[i];
+                if (g != want[i]) {
+                    tf_fail(__FILE__, __LINE__, "op %d prepared at avx512-vnni, run at %s: output %lld is %lld, expected %lld",
+                            op, level_names[l], (long long)i, (long long)g, (long long)want[i]);
+                    bad = 1;
+                }
+            }
+        }
+        reset_level();
+        lg_interp_free(it);
+        kt_free(&t);
+        free(want);
+        free_data(&c);
+    }
+}
