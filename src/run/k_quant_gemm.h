@@ -81,8 +81,8 @@ LG_INTERNAL size_t lgq_gemm_w_bytes(int64_t n, int64_t k);
 LG_INTERNAL void lgq_gemm_pack(lgq_gemm_w *out, void *mem, const void *w, lg_dtype wt, int64_t sn, int64_t n,
                                int64_t k, int32_t w_off, int32_t x_off, const int64_t *bias);
 
-/* The activations' int16 rows: a[m * lda + k] for k < kp (the pad k is 0). Rows of x (type
-   it, INT8 / UINT8) widened: y rows at y + m * ldy (bytes). */
+/* m rows of activations as int16 (row r: a[r * lda + k] for k < w->kp, the pad k 0) times the
+   packed weights: output row r's w->n requantized bytes at y + r * ldy. */
 LG_INTERNAL void lgq_gemm(const lgq_gemm_w *w, const lgq_rq *q, int64_t m, const int16_t *a, int64_t lda, void *y,
                           int64_t ldy);
 
