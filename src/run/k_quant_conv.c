@@ -17,8 +17,19 @@
  *   int16 activations (16x8): int64 accumulator and bias (INT64, or INT32), zero points 0, the
  *     int64 MultiplyByQuantizedMultiplier (16-bit reduced multiplier, one rounding).
  * BATCH_MATMUL: int8 (or int16) x int8, per-tensor, no bias, output clamped to its type.
+ *
+ * Two implementations of the same arithmetic:
+ *   - int8 / uint8 CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED run the packed kernels of
+ *     k_quant_gemm.h: weights packed at prepare with their offset applied and the input zero
+ *     point folded into the bias (exact modulo 2^32, k_quant_gemm.h says why); conv as im2col
+ *     (or the input rows themselves for 1x1 stride 1) tiles of int16 rows times the packed
+ *     panels, depthwise as channel vectors over per-pixel tap pointers (a tap outside the
+ *     input points at a row of the input zero point, which the folded bias cancels);
+ *   - the direct loops below (conv_row, mm_row): one output at a time, the definition; they
+ *     run int16 activations (16x8) and BATCH_MATMUL (non-constant rhs), and were the only path
+ *     before (tests/unit/test_k_quant_speed.c holds the two to the same outputs).
  */
-#include "run/k_quant.h"
+#include "run/k_quant_gemm.h"
 
 typedef struct qconv {
     int kind;                 /* 0 conv, 1 depthwise, 2 fully connected, 3 batch matmul */
@@ -37,6 +48,17 @@ typedef struct qconv {
     int64_t xs_b, xs_m, xs_k, ws_b, ws_n, ws_k;
     const void *x, *w;
     void *y;
+    /* the packed kernels (k_quant_gemm.h; int8 / uint8 activations): per group the packed
+       weights and the requantization of its channels */
+    int fast;
+    int64_t groups, ocg, K, kp;   /* conv: K = fh * fw * fic, kp = K rounded up to even */
+    int64_t tile, chunks;         /* rows per activation tile; pieces split across workers */
+    int direct;                   /* conv 1x1, stride 1, no padding: the rows are the input's */
+    lgq_gemm_w *gw;
+    lgq_rq *grq;
+    lgq_dw dwk;
+    const uint8_t *zrow;          /* depthwise: ic bytes of the input zero point */
+    int64_t *dwoff;               /* depthwise: tap t's input offset from tap 0 (bytes) */
 } qconv;
 
 /* Output channel c's requantization. XNNPACK (the qs8/qu8 GEMM and depthwise microkernels'
@@ -169,6 +191,75 @@ static lg_status qc_io(lgk_node *n, qconv *q, int act, lgq_tp *in, lgq_tp *out, 
     return lgq_act_range(n, act, y, &q->lo, &q->hi, err);
 }
 
+/* ------------------------------------------------------------------ the packed kernels' setup */
+
+static int64_t qc_round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
+
+/* The requantization of `groups` groups of `per` channels for the packed kernels: per group
+   arrays padded to a multiple of 2 * LGQ_NR channels (k_quant_gemm.h), the same values as
+   qc_out reads. */
+static lg_status qc_fast_rq(lgk_node *n, qconv *q, int64_t groups, int64_t per, lg_error *err) {
+    const int64_t pp = qc_round_up(per > 0 ? per : 1, 2 * LGQ_NR), tot = groups * pp;
+    float *fs = lgk_alloc(n, (size_t)tot * sizeof(float));
+    int32_t *mult = lgk_alloc(n, (size_t)tot * sizeof(int32_t));
+    int32_t *lsh = lgk_alloc(n, (size_t)tot * sizeof(int32_t));
+    int32_t *rsh = lgk_alloc(n, (size_t)tot * sizeof(int32_t));
+    q->grq = lgk_alloc(n, (size_t)groups * sizeof(lgq_rq));
+    if (!fs || !mult || !lsh || !rsh || !q->grq) return lgk_fail(n, LG_ERR_NOMEM, err, "out of memory");
+    memset(fs, 0, (size_t)tot * sizeof(float));
+    memset(mult, 0, (size_t)tot * sizeof(int32_t));
+    memset(lsh, 0, (size_t)tot * sizeof(int32_t));
+    memset(rsh, 0, (size_t)tot * sizeof(int32_t));
+    for (int64_t g = 0; g < groups; g++) {
+        for (int64_t j = 0; j < per; j++) {
+            const int64_t c = g * per + j, i = g * pp + j;
+            if (q->xnn) fs[i] = q->fs[c];
+            mult[i] = q->mult[c];
+            lsh[i] = q->shift[c] > 0 ? q->shift[c] : 0;
+            rsh[i] = q->shift[c] > 0 ? 0 : -q->shift[c];
+        }
+        lgq_rq *r = &q->grq[g];
+        memset(r, 0, sizeof *r);
+        r->xnn = q->xnn;
+        r->fs = fs + g * pp;
+        r->mult = mult + g * pp;
+        r->lsh = lsh + g * pp;
+        r->rsh = rsh + g * pp;
+        r->zp = q->out_zp;
+        r->lo = q->lo;
+        r->hi = q->hi;
+        r->flo = (float)(q->lo - q->out_zp) - 1.0f;
+        r->fhi = (float)(q->hi - q->out_zp) + 1.0f;
+        r->out_u8 = q->ot == LG_UINT8;
+    }
+    return LG_OK;
+}
+
+/* Packs `groups` groups of `per` channels of k weights each (channel c at w + c * k). */
+static lg_status qc_fast_gemm(lgk_node *n, qconv *q, int64_t groups, int64_t per, int64_t k, lg_error *err) {
+    if (k < 1 || per < 1) return LG_OK; /* nothing to pack: the reference loop */
+    LG_TRY(qc_fast_rq(n, q, groups, per, err));
+    q->gw = lgk_alloc(n, (size_t)groups * sizeof(lgq_gemm_w));
+    if (!q->gw) return lgk_fail(n, LG_ERR_NOMEM, err, "out of memory");
+    const void *w = n->in[1]->data;
+    const size_t esz = 1; /* INT8 / UINT8 weights */
+    for (int64_t g = 0; g < groups; g++) {
+        void *mem = lgk_alloc(n, lgq_gemm_w_bytes(per, k));
+        if (!mem) return lgk_fail(n, LG_ERR_NOMEM, err, "out of memory packing the weights");
+        lgq_gemm_pack(&q->gw[g], mem, (const uint8_t *)w + (size_t)(g * per * k) * esz, q->wt, k, per, k, q->w_off,
+                      q->in_off, q->bias + g * per);
+    }
+    q->kp = qc_round_up(k, 2);
+    /* an activation tile of ~32 KiB of int16 (it stays in L1 / L2 while every panel of the
+       weights meets it), at least 8 rows */
+    int64_t t = (32 * 1024) / (q->kp * 2);
+    q->tile = t < 8 ? 8 : t > 256 ? 256 : t;
+    q->chunks = n->ctx->threads > 1 ? n->ctx->threads : 1;
+    n->scratch_bytes = (uint64_t)q->chunks * (uint64_t)q->tile * (uint64_t)q->kp * sizeof(int16_t);
+    q->fast = 1;
+    return LG_OK;
+}
+
 /* ------------------------------------------------------------------ CONV_2D, DEPTHWISE_CONV_2D */
 
 static int64_t out_size(int padding, int64_t in, int64_t f, int64_t s, int64_t d) {
@@ -256,6 +347,159 @@ static void conv_range(void *ud, int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; r++) conv_row(ud, r);
 }
 
+/* ---- the packed kernels' convolutions */
+
+typedef struct qjob {
+    const qconv *q;
+    void *scratch;
+} qjob;
+
+/* n INT8 / UINT8 values as int16; short runs (a few channels per tap) inline */
+static inline void qc_widen(const void *s, int u8, int16_t *d, int64_t n) {
+    if (n >= 16) {
+        lgq_widen(s, u8, d, n);
+    } else if (u8) {
+        for (int64_t i = 0; i < n; i++) d[i] = ((const uint8_t *)s)[i];
+    } else {
+        for (int64_t i = 0; i < n; i++) d[i] = ((const int8_t *)s)[i];
+    }
+}
+
+/* The int16 activation rows (k_quant_gemm.h) of output pixels [p0, p0 + mt) for group g:
+   im2col in the weights' order (tap-major, then the group's fic channels); a tap outside the
+   input reads the input zero point, which the folded bias cancels; the pad k is 0. */
+static void conv_rows_a(const qconv *q, int64_t p0, int64_t mt, int64_t g, int16_t *a) {
+    const int u8 = q->it == LG_UINT8;
+    const int16_t zp = (int16_t)-q->in_off;
+    const uint8_t *x = q->x;
+    if (q->direct && q->groups == 1 && q->kp == q->K) {
+        lgq_widen(x + p0 * q->ic, u8, a, mt * q->ic);
+        return;
+    }
+    const int64_t hw = q->oh * q->ow;
+    int64_t b = p0 / hw, oy = (p0 % hw) / q->ow, ox = p0 % q->ow;
+    for (int64_t i = 0; i < mt; i++) {
+        int16_t *row = a + i * q->kp;
+        if (q->direct) {
+            qc_widen(x + (p0 + i) * q->ic + g * q->fic, u8, row, q->fic);
+        } else {
+            const int64_t iy0 = oy * q->sh - q->ph, ix0 = ox * q->sw - q->pw;
+            int16_t *d = row;
+            for (int64_t fy = 0; fy < q->fh; fy++) {
+                const int64_t iy = iy0 + fy * q->dh;
+                const int in_y = iy >= 0 && iy < q->ih;
+                const uint8_t *xr = x + ((b * q->ih + iy) * q->iw) * q->ic + g * q->fic;
+                if (in_y && q->groups == 1 && q->dw == 1 && ix0 >= 0 && ix0 + q->fw <= q->iw) {
+                    /* the filter row inside the input, one group, no dilation: its taps are
+                       contiguous (fw pixels of ic channels) */
+                    qc_widen(xr + ix0 * q->ic, u8, d, q->fw * q->ic);
+                    d += q->fw * q->ic;
+                    continue;
+                }
+                for (int64_t fx = 0; fx < q->fw; fx++, d += q->fic) {
+                    const int64_t ix = ix0 + fx * q->dw;
+                    if (in_y && ix >= 0 && ix < q->iw) {
+                        qc_widen(xr + ix * q->ic, u8, d, q->fic);
+                    } else {
+                        for (int64_t k = 0; k < q->fic; k++) d[k] = zp;
+                    }
+                }
+            }
+        }
+        if (q->kp > q->K) row[q->K] = 0;
+        if (++ox == q->ow) {
+            ox = 0;
+            if (++oy == q->oh) { oy = 0; b++; }
+        }
+    }
+}
+
+/* pieces c0..c1 of the output pixels, each with its own activation tile */
+static void fast_conv_chunks(void *ud, int64_t c0, int64_t c1) {
+    const qjob *j = ud;
+    const qconv *q = j->q;
+    const int64_t M = q->nb * q->oh * q->ow;
+    for (int64_t c = c0; c < c1; c++) {
+        int16_t *a = (int16_t *)j->scratch + c * q->tile * q->kp;
+        const int64_t m0 = M * c / q->chunks, m1 = M * (c + 1) / q->chunks;
+        for (int64_t p0 = m0; p0 < m1; p0 += q->tile) {
+            const int64_t mt = m1 - p0 < q->tile ? m1 - p0 : q->tile;
+            for (int64_t g = 0; g < q->groups; g++) {
+                conv_rows_a(q, p0, mt, g, a);
+                lgq_gemm(&q->gw[g], &q->grq[g], mt, a, q->kp, (uint8_t *)q->y + p0 * q->oc + g * q->ocg, q->oc);
+            }
+        }
+    }
+}
+
+/* depthwise: per output row, every pixel's taps as pointers into the input (or to the zero
+   point row), then the channel-vector kernel */
+static void fast_dw_chunks(void *ud, int64_t c0, int64_t c1) {
+    const qjob *j = ud;
+    const qconv *q = j->q;
+    const int64_t rows = q->nb * q->oh, taps = q->fh * q->fw;
+    const uint8_t *x = q->x;
+    for (int64_t c = c0; c < c1; c++) {
+        const void **ptrs = (const void **)j->scratch + c * q->ow * taps;
+        const int64_t r0 = rows * c / q->chunks, r1 = rows * (c + 1) / q->chunks;
+        for (int64_t r = r0; r < r1; r++) {
+            const int64_t b = r / q->oh, oy = r % q->oh, iy0 = oy * q->sh - q->ph;
+            const void **pp = ptrs;
+            /* the filter rows all inside the input: the pixels whose columns are too take
+               the taps at fixed offsets from their first one */
+            const int rows_in = iy0 >= 0 && iy0 + (q->fh - 1) * q->dh < q->ih;
+            for (int64_t ox = 0; ox < q->ow; ox++) {
+                const int64_t ix0 = ox * q->sw - q->pw;
+                if (rows_in && ix0 >= 0 && ix0 + (q->fw - 1) * q->dw < q->iw) {
+                    const uint8_t *x0 = x + ((b * q->ih + iy0) * q->iw + ix0) * q->ic;
+                    for (int64_t t = 0; t < taps; t++) *pp++ = x0 + q->dwoff[t];
+                    continue;
+                }
+                for (int64_t fy = 0; fy < q->fh; fy++) {
+                    const int64_t iy = iy0 + fy * q->dh;
+                    const int in_y = iy >= 0 && iy < q->ih;
+                    for (int64_t fx = 0; fx < q->fw; fx++) {
+                        const int64_t ix = ix0 + fx * q->dw;
+                        *pp++ = in_y && ix >= 0 && ix < q->iw ? (const void *)(x + ((b * q->ih + iy) * q->iw + ix) * q->ic)
+                                                              : (const void *)q->zrow;
+                    }
+                }
+            }
+            lgq_dw_row(&q->dwk, ptrs, q->ow, (uint8_t *)q->y + r * q->ow * q->oc, q->oc);
+        }
+    }
+}
+
+/* FULLY_CONNECTED: the input rows widened tile by tile */
+static void fast_fc_chunks(void *ud, int64_t c0, int64_t c1) {
+    const qjob *j = ud;
+    const qconv *q = j->q;
+    const int u8 = q->it == LG_UINT8;
+    const uint8_t *x = q->x;
+    for (int64_t c = c0; c < c1; c++) {
+        int16_t *a = (int16_t *)j->scratch + c * q->tile * q->kp;
+        const int64_t m0 = q->m * c / q->chunks, m1 = q->m * (c + 1) / q->chunks;
+        for (int64_t p0 = m0; p0 < m1; p0 += q->tile) {
+            const int64_t mt = m1 - p0 < q->tile ? m1 - p0 : q->tile;
+            if (q->kp == q->k) {
+                lgq_widen(x + p0 * q->k, u8, a, mt * q->k);
+            } else {
+                for (int64_t i = 0; i < mt; i++) {
+                    lgq_widen(x + (p0 + i) * q->k, u8, a + i * q->kp, q->k);
+                    a[i * q->kp + q->k] = 0;
+                }
+            }
+            lgq_gemm(&q->gw[0], &q->grq[0], mt, a, q->kp, (uint8_t *)q->y + p0 * q->nn, q->nn);
+        }
+    }
+}
+
+static void fast_run(const lgk_node *n, qjob *j, lgk_range_fn fn) {
+    j->scratch = n->scratch;
+    if (j->q->chunks == 1) fn(j, 0, 1);
+    else lgk_parallel_for(n->ctx, j->q->chunks, 1, fn, j);
+}
+
 lg_status lgq_conv_prepare(lgk_node *n, lg_error *err) {
     if (n->n_in < 2 || !n->in[0] || !n->in[1]) return lgk_fail(n, LG_ERR_FORMAT, err, "needs input and weights");
     const lg_conv2d_options *o = n->opts;
@@ -280,6 +524,14 @@ lg_status lgq_conv_prepare(lgk_node *n, lg_error *err) {
     int32_t shp[4] = {(int32_t)q->nb, (int32_t)q->oh, (int32_t)q->ow, (int32_t)q->oc};
     LG_TRY(lgk_set_output(n, 0, q->ot, shp, 4, err));
     q->kind = 0;
+    if (!q->wide) {
+        q->groups = q->ic / q->fic;
+        q->ocg = q->oc / q->groups;
+        q->K = q->fh * q->fw * q->fic;
+        q->direct = q->fh == 1 && q->fw == 1 && q->sh == 1 && q->sw == 1 && q->ph == 0 && q->pw == 0 &&
+                    q->oh == q->ih && q->ow == q->iw;
+        LG_TRY(qc_fast_gemm(n, q, q->groups, q->ocg, q->K, err));
+    }
     n->state = q;
     return LG_OK;
 }
@@ -309,6 +561,26 @@ lg_status lgq_dwconv_prepare(lgk_node *n, lg_error *err) {
     int32_t shp[4] = {(int32_t)q->nb, (int32_t)q->oh, (int32_t)q->ow, (int32_t)q->oc};
     LG_TRY(lgk_set_output(n, 0, q->ot, shp, 4, err));
     q->kind = 1;
+    if (!q->wide) {
+        const int64_t taps = q->fh * q->fw;
+        LG_TRY(qc_fast_rq(n, q, 1, q->oc, err));
+        void *mem = lgk_alloc(n, lgq_dw_bytes(q->oc, taps));
+        uint8_t *z = lgk_alloc(n, (size_t)q->ic);
+        if (!mem || !z) return lgk_fail(n, LG_ERR_NOMEM, err, "out of memory packing the weights");
+        lgq_dw_pack(&q->dwk, mem, w->data, q->wt, q->oc, taps, q->dm, q->w_off, q->in_off, q->bias);
+        q->dwk.in_u8 = q->it == LG_UINT8;
+        q->dwk.rq = q->grq[0];
+        memset(z, (int)(uint8_t)(-q->in_off), (size_t)q->ic);
+        q->zrow = z;
+        q->dwoff = lgk_alloc(n, (size_t)(taps > 0 ? taps : 1) * sizeof(int64_t));
+        if (!q->dwoff) return lgk_fail(n, LG_ERR_NOMEM, err, "out of memory");
+        for (int64_t fy = 0; fy < q->fh; fy++)
+            for (int64_t fx = 0; fx < q->fw; fx++)
+                q->dwoff[fy * q->fw + fx] = (fy * q->dh * q->iw + fx * q->dw) * q->ic;
+        q->chunks = n->ctx->threads > 1 ? n->ctx->threads : 1;
+        n->scratch_bytes = (uint64_t)q->chunks * (uint64_t)(q->ow * taps) * sizeof(void *);
+        q->fast = 1;
+    }
     n->state = q;
     return LG_OK;
 }
@@ -320,6 +592,11 @@ static lg_status conv_eval(lgk_node *n) {
     q.y = n->out[0]->data;
     int64_t rows = q.nb * q.oh;
     if (rows == 0 || q.ow == 0 || q.oc == 0) return LG_OK;
+    if (q.fast) {
+        qjob j = {&q, NULL};
+        fast_run(n, &j, q.kind == 1 ? fast_dw_chunks : fast_conv_chunks);
+        return LG_OK;
+    }
     lgk_parallel_for(n->ctx, rows, 1, conv_range, &q);
     return LG_OK;
 }
@@ -396,6 +673,11 @@ lg_status lgq_fc_prepare(lgk_node *n, lg_error *err) {
     LG_TRY(lgk_set_output(n, 0, q->ot, shp, rank, err));
     if (n->n_out == 2 && n->out[1]) LG_TRY(lgk_set_output(n, 1, q->wt, w->shape, w->rank, err));
     q->kind = 2;
+    if (!q->wide) {
+        q->groups = 1;
+        q->K = q->k;
+        LG_TRY(qc_fast_gemm(n, q, 1, q->nn, q->k, err));
+    }
     n->state = q;
     return LG_OK;
 }
@@ -475,6 +757,11 @@ static lg_status mm_eval(lgk_node *n) {
     }
     int64_t rows = q.batches * q.m;
     if (rows == 0 || q.nn == 0) return LG_OK;
+    if (q.fast) {
+        qjob j = {&q, NULL};
+        fast_run(n, &j, fast_fc_chunks);
+        return LG_OK;
+    }
     if (q.k == 0) {
         for (int64_t r = 0; r < rows; r++) mm_row(&q, r);
         return LG_OK;

@@ -226,7 +226,7 @@ static const cli_verb verbs[] = {
      "  -h, --help          show this help\n"},
     {"bench", cmd_bench,
      "Time the reference interpreter and plan its memory.",
-     "litegpu bench MODEL [--runs N] [--warmup W] [--threads N] [--precision P] [--json]",
+     "litegpu bench MODEL [--runs N] [--warmup W] [--threads N] [--precision P] [--int-arith A] [--json]",
      "Reports load and prepare time, the first run, the median and p95 of N warm runs after W\n"
      "warm-up runs, the planned peak activation memory (tensor lifetimes, buffers reused as an\n"
      "arena planner does) with the op where it peaks, and the measured peak RSS.\n"
@@ -237,7 +237,9 @@ static const cli_verb verbs[] = {
      "  --min-warmup-ms MS    keep warming up for at least MS milliseconds\n"
      "  --threads N           worker threads\n"
      "  -p, --precision P     f32 (default), f16 or f32_f16 (fp32, fp16 also)\n"
-     "  --fill F              the input fill (default half)\n"
+     "  --fill F              the input fill (default half); INT8 / UINT8 inputs get it mapped to\n"
+     "                        their range, floor(256 * f) (UINT8; INT8 minus 128)\n"
+     "  --int-arith A         quantized kernels' arithmetic: tflite (default) or xnnpack\n"
      "  --json                print the report as JSON\n"
      "  -h, --help            show this help\n"},
     {"verify", cmd_verify,
