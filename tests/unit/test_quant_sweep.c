@@ -107,11 +107,16 @@ static uint32_t count_ops(const lg_model *m, int32_t code) {
     return n;
 }
 
+/* The "litegpu.quantize" metadata of m as a string (a buffer holds no terminating NUL). */
 static const char *metadata(const lg_model *m) {
+    static char buf[16384];
     for (uint32_t i = 0; i < m->n_metadata; i++)
         if (m->metadata[i].name && strcmp(m->metadata[i].name, "litegpu.quantize") == 0) {
             const lg_buffer *b = &m->buffers[m->metadata[i].buffer];
-            return (const char *)b->data;
+            size_t n = b->size < sizeof buf - 1 ? (size_t)b->size : sizeof buf - 1;
+            memcpy(buf, b->data, n);
+            buf[n] = 0;
+            return buf;
         }
     return NULL;
 }
