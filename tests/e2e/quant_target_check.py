@@ -13,7 +13,7 @@ usage:
       and E = max over outputs of sqrt(sum (q - f)^2 / sum f^2); with LABELS (line i: the true
       class of case i) the accuracy of both models (argmax of output 0). Checks them against
       the report: parity snr_db (to 1e-6 dB) and n_argmax_equal per output, and target.error
-      (relative 1e-9) when the report has a target. Prints one line of figures.
+      (relative 1e-9) when the report has one (target_error). Prints one line of figures.
   quant_target_check.py error REF_DIR TEST_DIR NAME...
       E of TEST against REF over the cases NAME... (prints it, %.9g).
   quant_target_check.py oracle REF_DIR LOGITS.npy NAME...
@@ -105,7 +105,7 @@ def figures(report, ref_dir, test_dir, labels=None):
         if n_eq != o['n_argmax_equal']:
             bad.append('MISMATCH output %d argmax: computed %d, report %d' % (k, n_eq, o['n_argmax_equal']))
     e = err_of(acc)
-    t = r.get('target')
+    t = r.get('target_error')
     if t:
         if not (abs(e - t['error']) <= 1e-9 * max(e, 1e-300)):
             bad.append('MISMATCH E: computed %.9g, report %.9g' % (e, t['error']))

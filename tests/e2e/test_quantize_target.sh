@@ -78,7 +78,7 @@ else
     rc=$?
 fi
 if [ "$rc" = 0 ] && [ -f "$T/tgt.tflite" ]; then
-    read -r okf met k n err e8 <<<"$(rj "r['ok'], r['target']['met'], r['target']['n_kept_float'], r['target']['n_layers'], r['target']['error'], r['target']['error_int8']" "$T/tgt.json")"
+    read -r okf met k n err e8 <<<"$(rj "r['ok'], r['target_error']['met'], r['target_error']['n_kept_float'], r['target_error']['n_layers'], r['target_error']['error'], r['target_error']['error_int8']" "$T/tgt.json")"
     [ "$okf $met" = "True True" ] && ok "target $TARGET: exit 0, met: $k of $n layers kept float, E $err (all int8 $e8)" ||
         bad "target report" "ok $okf met $met"
     runs "$T/tgt.tflite" "$T/run/tgt" &&
@@ -89,7 +89,7 @@ if [ "$rc" = 0 ] && [ -f "$T/tgt.tflite" ]; then
     python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) <= float(sys.argv[2]) else 1)" "$Et" "$TARGET" &&
         ok "recomputed E $Et <= target $TARGET" || bad "recomputed E $Et above the target $TARGET"
     # the layers by rank, as anchored regexes of their output names
-    mapfile -t ranked < <(rj "'\n'.join(l['name'] for l in r['target']['layers'])" "$T/tgt.json")
+    mapfile -t ranked < <(rj "'\n'.join(l['name'] for l in r['target_error']['layers'])" "$T/tgt.json")
     # one layer fewer float, the same order: rebuilt with --exclude of ranks 1..k-1, measured here
     if [ "$k" -ge 1 ]; then
         ex=(); for ((i = 0; i < k - 1; i++)); do ex+=(--exclude "$(python3 "$CHK" ere "${ranked[$i]}")"); done
@@ -99,7 +99,7 @@ if [ "$rc" = 0 ] && [ -f "$T/tgt.tflite" ]; then
             python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) > float(sys.argv[2]) else 1)" "$Ek" "$TARGET" &&
                 ok "the fewest tried: ranks 1..$((k - 1)) float (--exclude) gives E $Ek > $TARGET, ranks 1..$k give $Et" ||
                 bad "k-1 = $((k - 1)) layers float already meets the target" "E $Ek"
-            steps=$(rj "' '.join('%d:%s' % (s['k'], 'ok' if s['met'] else 'no') for s in r['target']['steps'])" "$T/tgt.json")
+            steps=$(rj "' '.join('%d:%s' % (s['k'], 'ok' if s['met'] else 'no') for s in r['target_error']['steps'])" "$T/tgt.json")
             python3 -c "
 import sys; k = int(sys.argv[1]); st = [(int(a), b == 'ok') for a, b in (x.split(':') for x in sys.argv[2].split())]
 sys.exit(0 if (k - 1, False) in st and not any(met and j < k for j, met in st) else 1)" "$k" "$steps" &&
@@ -114,12 +114,12 @@ sys.exit(0 if (k - 1, False) in st and not any(met and j < k for j, met in st) e
         E1=$(python3 "$CHK" error "$T/run/float" "$T/run/first" "${names[@]}")
         python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) < float(sys.argv[2]) else 1)" "$E1" "$E0" &&
             ok "the table's first layer \"$first\" kept float alone: E $E0 -> $E1" || bad "the first layer kept float does not help" "$E0 -> $E1"
-        r1=$(rj "[s['error'] for s in r['target']['steps'] if s['k'] == 1]" "$T/tgt.json")
+        r1=$(rj "[s['error'] for s in r['target_error']['steps'] if s['k'] == 1]" "$T/tgt.json")
         ok "(the report's k = 1 model measured $r1)"
     else bad "first layer model" "$(head -c 300 "$T/first.err")"; fi
     # the file's metadata lists exactly the ops kept float
     md=$(python3 "$CHK" metadata "$T/tgt.tflite")
-    want=$(rj "sorted(l['op'] for l in r['target']['layers'] if l['kept_float'])" "$T/tgt.json")
+    want=$(rj "sorted(l['op'] for l in r['target_error']['layers'] if l['kept_float'])" "$T/tgt.json")
     got=$(python3 -c "import json,sys; m=json.loads(sys.argv[1]); print(sorted(o['op'] for o in m['kept_float']), m['target_met'], m['target_error'])" "$md")
     [ "$got" = "$want True $TARGET" ] && ok "metadata in the file: kept_float ops $want, target_met, target_error $TARGET" ||
         bad "metadata" "$got against $want"
@@ -130,14 +130,14 @@ fi
 # ---- the two ranking measures on the same target (the evidence for the default)
 for s in alone leave-one-out; do
     if quant "rank_$s" --target-error "$TARGET" --sensitivity "$s"; then
-        read -r kk nb <<<"$(rj "r['target']['n_kept_float'], r['target']['n_builds']" "$T/rank_$s.json")"
+        read -r kk nb <<<"$(rj "r['target_error']['n_kept_float'], r['target_error']['n_builds']" "$T/rank_$s.json")"
         ok "--sensitivity $s: $kk layers kept float for $TARGET ($nb models measured)"
     else bad "--sensitivity $s" "$(head -c 300 "$T/rank_$s.err")"; fi
 done
 
 # ---- not met: exit 1, "ok": false, the best model written; bad values exit 2
 quant miss --target-error 1e-5 --int8-io; rc=$?
-r=$(rj "r['ok'], r['target']['met'], r['target']['n_kept_float'] == r['target']['n_layers']" "$T/miss.json" 2>/dev/null)
+r=$(rj "r['ok'], r['target_error']['met'], r['target_error']['n_kept_float'] == r['target_error']['n_layers']" "$T/miss.json" 2>/dev/null)
 [ "$rc" = 1 ] && [ "$r" = "False False True" ] && [ -s "$T/miss.tflite" ] &&
     ok "--int8-io --target-error 1e-5: exit 1, ok false, every layer float and still above it, the file written" ||
     bad "unreachable target" "exit $rc, $r"
@@ -157,8 +157,8 @@ two "--target-error with int8-weights" "${Q[@]}" --mode int8-weights --target-er
 two "--sensitivity without --target-error" "${Q[@]}" --mode int8-static --sensitivity alone
 two "an empty --eval folder" "${Q[@]}" --mode int8-static --eval "$(mkdir -p "$T/empty" && echo "$T/empty")"
 "${Q[@]}" --mode int8-static --target-error 30dB --json >"$T/db.json" 2>/dev/null
-r=$(rj "'%.6f' % r['target']['target_error']" "$T/db.json" 2>/dev/null)
-[ "$r" = "0.031623" ] && ok "--target-error 30dB is E 10^(-30/20) = $r (measured on the calibration set: $(rj "r['target']['measured_on']" "$T/db.json"))" ||
+r=$(rj "'%.6f' % r['target_error']['target']" "$T/db.json" 2>/dev/null)
+[ "$r" = "0.031623" ] && ok "--target-error 30dB is E 10^(-30/20) = $r (measured on the calibration set: $(rj "r['target_error']['measured_on']" "$T/db.json"))" ||
     bad "--target-error 30dB" "$r"
 
 # ---- a corpus model: selfie_segmentation, 3 synthetic calibration inputs
@@ -170,7 +170,7 @@ if [ -f "$C" ]; then
     "$LG" quantize "$C" -o "$T/selfie.tflite" --mode int8-static --calib "$T/scal" --target-error 0.1 --json >"$T/selfie.json" 2>"$T/err"; rc=$?
     secs=$(( $(date +%s) - start ))
     if [ "$rc" = 0 ] || [ "$rc" = 1 ]; then
-        r=$(rj "'met %s: %d of %d layers float (%d of %d ops float), E %.4g, all int8 %.4g, %d models in $secs s' % (r['target']['met'], r['target']['n_kept_float'], r['target']['n_layers'], r['static']['n_ops_float'], r['static']['n_ops_float'] + r['static']['n_ops_int8'], r['target']['error'], r['target']['error_int8'], r['target']['n_builds'])" "$T/selfie.json")
+        r=$(rj "'met %s: %d of %d layers float (%d of %d ops float), E %.4g, all int8 %.4g, %d models in $secs s' % (r['target_error']['met'], r['target_error']['n_kept_float'], r['target_error']['n_layers'], r['static']['n_ops_float'], r['static']['n_ops_float'] + r['static']['n_ops_int8'], r['target_error']['error'], r['target_error']['error_int8'], r['target_error']['n_builds'])" "$T/selfie.json")
         ok "selfie_segmentation --target-error 0.1 (exit $rc): $r"
         for s in 1 2 3; do
             "$LG" run "$C" --input "0=$T/scal/set$s.npy" --out-dir "$T/run/sref/set$s" >/dev/null 2>&1

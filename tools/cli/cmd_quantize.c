@@ -193,13 +193,16 @@ static void sweep_text(const lg_quant_report *r) {
     printf("  sensitivity of %u layer%s (%s: E with %s):\n", r->n_layers, r->n_layers == 1 ? "" : "s",
            lg_quant_sensitivity_name(r->sensitivity),
            r->sensitivity == LG_SENS_ALONE ? "only this layer int8" : "every layer int8 but this one");
-    for (uint32_t j = 0; j < r->n_layers; j++) {
+    uint32_t shown = r->n_kept + 4 > MAX_WEIGHTS_TEXT ? r->n_kept + 4 : MAX_WEIGHTS_TEXT;
+    if (shown > r->n_layers) shown = r->n_layers;
+    for (uint32_t j = 0; j < shown; j++) {
         const lg_quant_layer *l = &r->layers[j];
         const char *op = lg_builtin_name(l->code);
         printf("    %3u. op %d %s \"%s\": E ", l->rank, l->op, op ? op : "?", l->name);
         err_text(r->sensitivity == LG_SENS_ALONE ? l->err_alone : l->err_without);
         printf("%s\n", l->kept_float ? "  -> kept float" : "");
     }
+    if (r->n_layers > shown) printf("    ... and %u more, less sensitive (--json lists every one)\n", r->n_layers - shown);
     printf("  all int8: E ");
     err_text(r->error_int8);
     printf("; search (k most sensitive kept float: E):");
@@ -218,13 +221,13 @@ static void json_err(json_w *j, const char *key, double e) {
 }
 
 static void sweep_json(json_w *j, const lg_quant_report *r) {
-    json_key(j, "target");
+    json_key(j, "target_error");
     if (!r->swept) {
         json_null(j);
         return;
     }
     json_obj_open(j);
-    json_key_double(j, "target_error", r->target_error);
+    json_key_double(j, "target", r->target_error);
     json_key_double(j, "target_snr_db", lg_quant_error_to_db(r->target_error));
     json_key_bool(j, "met", r->target_met);
     json_err(j, "error", r->error);
