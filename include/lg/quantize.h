@@ -72,9 +72,47 @@
  * calibration inputs (the handbook's rule: calibrate on one set, evaluate on another).
  * Then lg_check_model on the result (target, gpu).
  *
+ * Selective precision by measurement (int8-static with target_error > 0, src/passes/quant_sweep.c):
+ *   The output error of a model q against the input model f is
+ *       E(q) = max over the FLOAT32 outputs of f of  sqrt( sum (q - f)^2 / sum f^2 ),
+ *   the sums over every value of the output and every measured case (pairs where either side
+ *   is inf or NaN left out, as the parity figures do): the relative RMS error, the report's
+ *   parity SNR as 10^(-SNR/20) (SNR 30 dB is E = 0.0316). An output whose reference is all
+ *   zero counts 0 when q is exact there, else +inf. The measured cases are the ones the
+ *   report's parity uses: eval_cases when given, else the golden inputs and the calibration
+ *   cases (so the written model's E is its parity figure).
+ *   A layer is a computing op int8-static makes int8 (WEIGHTED or BINARY in
+ *   quant_static_ops.def: CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, BATCH_MATMUL, ADD,
+ *   SUB, MUL) with the activation and data-movement ops that follow it in int8 (they follow
+ *   their input: a layer kept float keeps them float). Calibration runs once; then each
+ *   layer's sensitivity is measured (one build and its runs per layer, progress
+ *   "sensitivity"), the layers are ranked (most sensitive first; ties: op order) and the k
+ *   most sensitive are kept float with the smallest k the search finds whose model meets
+ *   E <= target_error: E(0) (all int8) is measured, then k = 1, 2, 4, ... (up to n) until one
+ *   meets, then k is bisected between the last failing and the first meeting (progress
+ *   "search"). The chosen k meets the target as measured and k - 1 was measured and does
+ *   not: it is the smallest k meeting among those measured (every one is in rep->steps; E is
+ *   not monotone in k, so a smaller k not measured might meet too). When even k = n (every layer
+ *   float: only int8_io's inputs and outputs stay quantized) fails, the model with the
+ *   smallest error measured is returned and rep->target_met is false (not an error). The
+ *   sensitivity of a layer (lg_quant_sensitivity):
+ *     LG_SENS_ALONE    (the default) E of the float model with this layer alone in int8:
+ *                      the larger, the more it costs ("quantize one at a time");
+ *     LG_SENS_WITHOUT  E of the all-int8 model with this layer alone kept float: the
+ *                      smaller, the more it costs ("leave one out").
+ *   Measured (tests/e2e/test_quantize_target.sh's models; layers kept float for the same
+ *   target, alone vs leave-one-out): the trained classifier on its 90 evaluation images,
+ *   targets 0.03 / 0.02 / 0.01 / 0.005: 2/2, 4/5, 6/6, 8/9 of 9; selfie_segmentation on 3
+ *   synthetic images, 0.1 / 0.03: 70/77, 72/77 of 78; pose_landmark_lite, 0.3 / 0.1: 83/111,
+ *   100/113 of 113. Leave-one-out finds a layer that ruins the model alone but ranks the
+ *   others by differences buried in the largest error (every E without one layer is close
+ *   to E of the all-int8 model), and its builds are nearly all-int8, slower to run here
+ *   (pose_landmark_lite: 130 s against 12 s). Alone measures each layer's own share.
+ *
  * A model that already holds quantized tensors (INT8/UINT8/INT16/INT4 data or activations
  * with scales) is refused (LG_ERR_INVALID_ARG). The result records what was done in its
- * metadata "litegpu.quantize" (JSON: mode, granularity, block, exclude, calibration files).
+ * metadata "litegpu.quantize" (JSON: mode, granularity, block, exclude, calibration files; with
+ * target_error: the target, the error reached and the ops kept float).
  */
 #ifndef LG_QUANTIZE_H
 #define LG_QUANTIZE_H
@@ -125,6 +163,21 @@ typedef enum lg_quant_range {
 const char *lg_quant_range_name(lg_quant_range r);
 int lg_quant_range_from_name(const char *s);
 
+/* How --target-error measures a layer's sensitivity (see "Selective precision" above). */
+typedef enum lg_quant_sensitivity {
+    LG_SENS_ALONE = 0,         /* E of the float model with the layer alone in int8 */
+    LG_SENS_WITHOUT = 1,       /* E of the all-int8 model with the layer alone kept float */
+    LG_SENS_COUNT
+} lg_quant_sensitivity;
+
+/* "alone", "leave-one-out"; lg_quant_sensitivity_from_name returns -1 if unknown. */
+const char *lg_quant_sensitivity_name(lg_quant_sensitivity s);
+int lg_quant_sensitivity_from_name(const char *s);
+
+/* E = 10^(-snr_db / 20): the output error of an SNR in dB, and back (20 log10(1 / e)). */
+double lg_quant_error_from_db(double snr_db);
+double lg_quant_error_to_db(double e);
+
 typedef struct lg_quant_options {
     lg_quant_mode mode;
     bool per_tensor;           /* int8/int4: one scale per tensor (default: per channel) */
@@ -157,7 +210,9 @@ typedef struct lg_quant_options {
     const void *const *const *eval_cases;
     const char *const *eval_names;
     uint32_t n_eval;
-    double target_error;       /* > 0: --target-error, see lg_quant_report.sensitivity */
+    double target_error;       /* int8-static, in (0, 1): keep the most sensitive layers float
+                                  until the output error E (above) is at most this; 0: off */
+    lg_quant_sensitivity sensitivity; /* how a layer's sensitivity is measured */
     lg_progress_fn progress; void *progress_ud;
 } lg_quant_options;
 
@@ -200,6 +255,24 @@ typedef struct lg_quant_float_op {
     char name[96];             /* its first output's name */
     char why[160];
 } lg_quant_float_op;
+
+/* --target-error: one layer (a computing op of the input and the ops following it in int8). */
+typedef struct lg_quant_layer {
+    int32_t op;                /* the computing op, in the input model */
+    int32_t code;              /* its builtin code */
+    char name[96];             /* its first output's name */
+    double err_alone;          /* E with this layer alone in int8 (NaN: not measured) */
+    double err_without;        /* E with every layer int8 but this one (NaN: not measured) */
+    uint32_t rank;             /* 1: the most sensitive (the layers are stored in rank order) */
+    bool kept_float;           /* kept float in the written model */
+} lg_quant_layer;
+
+/* --target-error: one model of the search, the k most sensitive layers kept float. */
+typedef struct lg_quant_step {
+    uint32_t k;
+    double error;              /* its E as measured */
+    bool met;                  /* error <= target */
+} lg_quant_step;
 
 /* One output of the model, over all cases. */
 typedef struct lg_quant_output {
@@ -247,6 +320,20 @@ typedef struct lg_quant_report {
     uint32_t n_dequantize;     /* DEQUANTIZE int8 -> float added (before float ops and outputs) */
     uint32_t n_requantize;     /* QUANTIZE int8 -> int8 added (a fixed-parameter input of a concatenation) */
     uint32_t n_bias_int32;     /* biases stored INT32 (scale s_in * s_w, zero point 0) */
+    /* --target-error (swept: target_error > 0) */
+    bool swept;
+    double target_error;
+    lg_quant_sensitivity sensitivity;
+    bool sweep_on_eval;        /* E measured on eval_cases (else golden + calibration cases) */
+    uint32_t sweep_cases;      /* cases each E is measured on */
+    lg_quant_layer *layers; uint32_t n_layers; /* in rank order */
+    double error_int8;         /* E of the model with every layer int8 */
+    double error;              /* E of the written model (measured in the search) */
+    uint32_t n_kept;           /* layers kept float in it (ranks 1..n_kept) */
+    bool target_met;           /* error <= target_error */
+    lg_quant_step *steps; uint32_t n_steps; /* the search's models, in the order measured */
+    uint32_t n_builds;         /* models built and measured (layers + search) */
+    uint64_t n_runs;           /* interpreter runs: cases x (models + the float reference) */
     /* measurement */
     bool measured;
     char measure_note[200];    /* why not measured */
@@ -267,7 +354,7 @@ typedef struct lg_quant_report {
     bool ready_before, ready_after;
     uint32_t blockers_before, blockers_after;
     char first_blocker[400];   /* "rule: reason" of the first blocker after ("" when ready) */
-    char metadata[2048];       /* the "litegpu.quantize" JSON written into the model */
+    char *metadata;            /* the "litegpu.quantize" JSON written into the model (owned) */
 } lg_quant_report;
 
 /* Quantize m (not changed) into *out (lg_model_free) with *rep (lg_quant_report_free; may

@@ -20,6 +20,7 @@
 #include "passes/quant_impl.h"
 #include "passes/quant_measure.h"
 #include "passes/quant_static.h"
+#include "passes/quant_sweep.h"
 #include "util/half.h"
 
 static const char *const mode_names[LG_QUANT_MODE_COUNT] = {"fp16", "int8-weights", "int4-weights", "int8-dynamic",
@@ -172,6 +173,7 @@ static lg_status check_options(const lg_quant_options *o, lg_error *err) {
     }
     if (o->per_tensor && o->mode == LG_QUANT_FP16) return lgi_fail(err, LG_ERR_INVALID_ARG, "per-tensor scales go with int8/int4");
     if (o->n_exclude && !o->exclude) return lgi_fail(err, LG_ERR_INVALID_ARG, "exclude patterns: a count but no list");
+    LG_TRY(lgq_sweep_check(o, err));
     return LG_OK;
 }
 
@@ -561,49 +563,39 @@ static lg_status do_weights(qctx *c) {
 
 /* ------------------------------------------------------------------ the result */
 
-static void json_esc(char *buf, size_t cap, size_t *len, const char *s) {
-    for (; s && *s && *len + 8 < cap; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\') {
-            buf[(*len)++] = '\\';
-            buf[(*len)++] = (char)ch;
-        } else if (ch < 0x20) {
-            *len += (size_t)snprintf(buf + *len, cap - *len, "\\u%04x", ch);
-        } else {
-            buf[(*len)++] = (char)ch;
-        }
-    }
-    if (*len < cap) buf[*len] = 0;
-}
-
-#define JPUT(...) do { if (len < cap) len += (size_t)snprintf(buf + len, cap - len, __VA_ARGS__); } while (0)
-
-/* The "litegpu.quantize" metadata: what was done, and the calibration manifest. */
-static void make_metadata(const qctx *c, char *buf, size_t cap) {
+/* The "litegpu.quantize" metadata: what was done, and the calibration manifest (every file,
+   however many: the string grows). */
+static lg_status make_metadata(const qctx *c, char **out) {
     const lg_quant_options *o = c->o;
-    size_t len = 0;
+    lgq_str b = {0};
     const char *gran = o->mode == LG_QUANT_FP16 ? "none" : o->per_tensor ? "per-tensor" : o->block_size ? "blockwise" : "per-channel";
-    JPUT("{\"tool\":\"litegpu %s\",\"mode\":\"%s\",\"granularity\":\"%s\",\"block\":%u,\"n_weights\":%u,\"exclude\":[",
-         lg_version(), lg_quant_mode_name(o->mode), gran, o->block_size, c->r->n_weights);
+    lgq_str_put(&b, "{\"tool\":\"litegpu %s\",\"mode\":\"%s\",\"granularity\":\"%s\",\"block\":%u,\"n_weights\":%u,\"exclude\":[",
+                lg_version(), lg_quant_mode_name(o->mode), gran, o->block_size, c->r->n_weights);
     for (uint32_t k = 0; k < o->n_exclude; k++) {
-        JPUT("%s\"", k ? "," : "");
-        json_esc(buf, cap, &len, o->exclude[k]);
-        JPUT("\"");
+        lgq_str_put(&b, "%s\"", k ? "," : "");
+        lgq_str_esc(&b, o->exclude[k]);
+        lgq_str_put(&b, "\"");
     }
-    JPUT("],\"calibration\":[");
+    lgq_str_put(&b, "],\"calibration\":[");
     for (uint32_t k = 0; k < o->n_calib_files; k++) {
-        JPUT("%s{\"path\":\"", k ? "," : "");
-        json_esc(buf, cap, &len, o->calib_files[k].name);
-        JPUT("\",\"sha256\":\"");
-        json_esc(buf, cap, &len, o->calib_files[k].sha256);
-        JPUT("\"}");
+        lgq_str_put(&b, "%s{\"path\":\"", k ? "," : "");
+        lgq_str_esc(&b, o->calib_files[k].name);
+        lgq_str_put(&b, "\",\"sha256\":\"");
+        lgq_str_esc(&b, o->calib_files[k].sha256);
+        lgq_str_put(&b, "\"}");
     }
-    JPUT("]");
+    lgq_str_put(&b, "]");
     if (o->mode == LG_QUANT_INT8_STATIC)
-        JPUT(",\"range\":\"%s\",\"percentile\":%.17g,\"int8_io\":%s,\"n_calib_cases\":%u", lg_quant_range_name(c->r->range),
-             c->r->percentile, c->r->int8_io ? "true" : "false", c->r->n_calib_cases);
-    JPUT("}");
-    if (len >= cap) snprintf(buf + cap - 5, 5, "...}"); /* cut (very long manifests) */
+        lgq_str_put(&b, ",\"range\":\"%s\",\"percentile\":%.17g,\"int8_io\":%s,\"n_calib_cases\":%u", lg_quant_range_name(c->r->range),
+                    c->r->percentile, c->r->int8_io ? "true" : "false", c->r->n_calib_cases);
+    if (c->r->swept) lgq_sweep_metadata(c->r, &b);
+    lgq_str_put(&b, "}");
+    if (b.nomem) {
+        free(b.s);
+        return lgi_fail(c->err, LG_ERR_NOMEM, "out of memory");
+    }
+    *out = b.s;
+    return LG_OK;
 }
 
 /* Replace any earlier "litegpu.quantize" entry by the new one. */
@@ -617,7 +609,9 @@ static lg_status set_metadata(qctx *c) {
             i++;
         }
     }
-    make_metadata(c, c->r->metadata, sizeof c->r->metadata);
+    free(c->r->metadata);
+    c->r->metadata = NULL;
+    LG_TRY(make_metadata(c, &c->r->metadata));
     return lg_model_add_metadata(m, "litegpu.quantize", c->r->metadata, strlen(c->r->metadata), c->err);
 }
 
@@ -684,6 +678,9 @@ void lg_quant_report_free(lg_quant_report *r) {
     free(r->case_names);
     free(r->outputs);
     free(r->float_ops);
+    free(r->layers);
+    free(r->steps);
+    free(r->metadata);
     free(r);
 }
 
@@ -705,7 +702,10 @@ static lg_status static_edits(qctx *c, int32_t *map) {
     if (!c->op_excluded) return lgi_fail(c->err, LG_ERR_NOMEM, "out of memory");
     LG_TRY(compile_patterns(c));
     mark_excluded(c);
-    LG_TRY(lgq_static_run(c->src, c->o, c->op_excluded, &c->m, map, c->r, c->err));
+    if (c->o->target_error > 0) /* --target-error: the sensitivity sweep (quant_sweep.h) */
+        LG_TRY(lgq_sweep_run(c->src, c->o, c->op_excluded, &c->m, map, c->r, c->err));
+    else
+        LG_TRY(lgq_static_run(c->src, c->o, c->op_excluded, &c->m, map, c->r, c->err));
     for (uint32_t k = 0; k < c->r->n_ops_float; k++) c->r->n_excluded += c->r->float_ops[k].excluded;
     sum_weights(c);
     return set_metadata(c);

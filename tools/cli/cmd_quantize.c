@@ -1,6 +1,8 @@
 /* litegpu quantize MODEL -o OUT --mode M: store the weights in fewer bits (lg_quantize,
    include/lg/quantize.h), report the sizes, the parity against MODEL on the inputs, what the
-   GPU does with the form and check's verdict after. Exit 0 written, 2 error. */
+   GPU does with the form and check's verdict after; with --target-error the sensitivity
+   table and the layers kept float. Exit 0 written, 1 written but the target error not met
+   (OUT holds the model with the smallest error measured), 2 error. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +21,7 @@
 
 typedef struct q_args {
     const char *model, *out, *mode, *block, *calib, *target, *gpu, *range, *percentile;
+    const char *eval, *target_error, *sensitivity;
     bool per_channel, per_tensor, json, force, int8_io;
     const char *exclude[64];
     int n_exclude;
@@ -174,6 +177,97 @@ static void static_json(json_w *j, const lg_quant_report *r) {
     json_obj_close(j);
 }
 
+/* ---------------------------------------------------------------- --target-error */
+
+/* E and its SNR: "0.0123 (38.2 dB)", "0 (exact)", "inf". */
+static void err_text(double e) {
+    if (isinf(e) || isnan(e)) printf("%s", isinf(e) ? "inf" : "n/a");
+    else if (e == 0) printf("0 (exact)");
+    else printf("%.4g (%.1f dB)", e, lg_quant_error_to_db(e));
+}
+
+static void sweep_text(const lg_quant_report *r) {
+    if (!r->swept) return;
+    printf("  target error %g (SNR %.1f dB; E = max over the float outputs of sqrt(sum (q - f)^2 / sum f^2)), on %u %s "
+           "input%s\n", r->target_error, lg_quant_error_to_db(r->target_error), r->sweep_cases,
+           r->sweep_on_eval ? "evaluation" : "calibration", r->sweep_cases == 1 ? "" : "s");
+    printf("  sensitivity of %u layer%s (%s: E with %s):\n", r->n_layers, r->n_layers == 1 ? "" : "s",
+           lg_quant_sensitivity_name(r->sensitivity),
+           r->sensitivity == LG_SENS_ALONE ? "only this layer int8" : "every layer int8 but this one");
+    uint32_t shown = r->n_kept + 4 > MAX_WEIGHTS_TEXT ? r->n_kept + 4 : MAX_WEIGHTS_TEXT;
+    if (shown > r->n_layers) shown = r->n_layers;
+    for (uint32_t j = 0; j < shown; j++) {
+        const lg_quant_layer *l = &r->layers[j];
+        const char *op = lg_builtin_name(l->code);
+        printf("    %3u. op %d %s \"%s\": E ", l->rank, l->op, op ? op : "?", l->name);
+        err_text(r->sensitivity == LG_SENS_ALONE ? l->err_alone : l->err_without);
+        printf("%s\n", l->kept_float ? "  -> kept float" : "");
+    }
+    if (r->n_layers > shown) printf("    ... and %u more, less sensitive (--json lists every one)\n", r->n_layers - shown);
+    printf("  all int8: E ");
+    err_text(r->error_int8);
+    printf("; search (k most sensitive kept float: E):");
+    for (uint32_t s = 0; s < r->n_steps; s++) printf(" k=%u %.4g%s", r->steps[s].k, r->steps[s].error, r->steps[s].met ? " ok" : "");
+    printf("\n  %s: %u of %u layer%s kept float, E ", r->target_met ? "target met" : "TARGET NOT MET", r->n_kept, r->n_layers,
+           r->n_layers == 1 ? "" : "s");
+    err_text(r->error);
+    printf(" %s %g; %u models built and measured, %llu runs\n", r->target_met ? "<=" : ">", r->target_error, r->n_builds,
+           (unsigned long long)r->n_runs);
+}
+
+static void json_err(json_w *j, const char *key, double e) {
+    json_key(j, key);
+    if (isnan(e) || isinf(e)) json_null(j);
+    else json_double(j, e);
+}
+
+static void sweep_json(json_w *j, const lg_quant_report *r) {
+    json_key(j, "target_error");
+    if (!r->swept) {
+        json_null(j);
+        return;
+    }
+    json_obj_open(j);
+    json_key_double(j, "target", r->target_error);
+    json_key_double(j, "target_snr_db", lg_quant_error_to_db(r->target_error));
+    json_key_bool(j, "met", r->target_met);
+    json_err(j, "error", r->error);
+    json_err(j, "error_int8", r->error_int8);
+    json_key_str(j, "sensitivity", lg_quant_sensitivity_name(r->sensitivity));
+    json_key_str(j, "measured_on", r->sweep_on_eval ? "eval" : "calibration");
+    json_key_uint(j, "n_cases", r->sweep_cases);
+    json_key_uint(j, "n_layers", r->n_layers);
+    json_key_uint(j, "n_kept_float", r->n_kept);
+    json_key_uint(j, "n_builds", r->n_builds);
+    json_key_uint(j, "n_runs", r->n_runs);
+    json_key(j, "layers");
+    json_arr_open(j);
+    for (uint32_t k = 0; k < r->n_layers; k++) {
+        const lg_quant_layer *l = &r->layers[k];
+        json_obj_open_flat(j);
+        json_key_uint(j, "rank", l->rank);
+        json_key_int(j, "op", l->op);
+        json_key_str(j, "op_name", lg_builtin_name(l->code));
+        json_key_str(j, "name", l->name);
+        json_err(j, "error_alone", l->err_alone);
+        json_err(j, "error_without", l->err_without);
+        json_key_bool(j, "kept_float", l->kept_float);
+        json_obj_close(j);
+    }
+    json_arr_close(j);
+    json_key(j, "steps");
+    json_arr_open(j);
+    for (uint32_t k = 0; k < r->n_steps; k++) {
+        json_obj_open_flat(j);
+        json_key_uint(j, "k", r->steps[k].k);
+        json_err(j, "error", r->steps[k].error);
+        json_key_bool(j, "met", r->steps[k].met);
+        json_obj_close(j);
+    }
+    json_arr_close(j);
+    json_obj_close(j);
+}
+
 static void ratio_text(uint64_t a, uint64_t b) {
     if (b) printf("%.3gx", (double)a / (double)b);
     else printf("n/a");
@@ -250,6 +344,7 @@ static int print_text(const q_args *a, const lg_quant_report *r, uint64_t in_siz
     mode_line(a, r);
     weights_text(r);
     if (r->mode == LG_QUANT_INT8_STATIC) static_text(r);
+    sweep_text(r);
     printf("  constants %llu -> %llu B; file %llu -> %zu B (", (unsigned long long)r->const_before,
            (unsigned long long)r->const_after, (unsigned long long)in_size, size);
     ratio_text(size, in_size);
@@ -385,7 +480,7 @@ static int print_json(const q_args *a, const lg_quant_report *r, uint64_t in_siz
     json_obj_open(&j);
     json_key_str(&j, "verb", "quantize");
     json_key_str(&j, "model", a->model);
-    json_key_bool(&j, "ok", true);
+    json_key_bool(&j, "ok", !r->swept || r->target_met); /* exit 0 exactly then */
     json_key_str(&j, "output", a->out);
     json_key_uint(&j, "input_size", in_size);
     json_key_uint(&j, "size", size);
@@ -397,6 +492,7 @@ static int print_json(const q_args *a, const lg_quant_report *r, uint64_t in_siz
     else json_null(&j);
     weights_json(&j, r);
     static_json(&j, r);
+    sweep_json(&j, r);
     json_key(&j, "constants");
     json_obj_open_flat(&j);
     json_key_uint(&j, "bytes_before", r->const_before);
@@ -458,6 +554,28 @@ static void q_progress(void *ud, const char *what, uint64_t done, uint64_t total
     if (done >= total) fputc('\n', stderr);
 }
 
+/* --target-error X (the relative RMS error E, in (0, 1)) or NdB (an SNR: E = 10^(-N/20), N > 0). */
+static int target_option(const cli_verb *v, const q_args *a, lg_quant_options *o) {
+    if (a->sensitivity && !a->target_error) return cli_usage_error(v, "--sensitivity goes with --target-error");
+    if (!a->target_error) return CLI_OK;
+    if (o->mode != LG_QUANT_INT8_STATIC) return cli_usage_error(v, "--target-error goes with int8-static");
+    char *end = NULL;
+    double x = strtod(a->target_error, &end);
+    const bool num = end && end != a->target_error;
+    const bool db = num && (strcmp(end, "dB") == 0 || strcmp(end, "db") == 0);
+    if (db && x > 0 && isfinite(x)) x = lg_quant_error_from_db(x);
+    else if (!num || *end || !(x > 0 && x < 1))
+        return cli_usage_error(v, "--target-error '%s': the relative RMS output error, in (0, 1), or an SNR above 0 such as 30dB",
+                               a->target_error);
+    o->target_error = x;
+    if (a->sensitivity) {
+        int s = lg_quant_sensitivity_from_name(a->sensitivity);
+        if (s < 0) return cli_usage_error(v, "unknown sensitivity measure '%s' (leave-one-out or alone)", a->sensitivity);
+        o->sensitivity = (lg_quant_sensitivity)s;
+    }
+    return CLI_OK;
+}
+
 /* --range, --percentile, --int8-io (int8-static only); --calib is required by the library. */
 static int static_options(const cli_verb *v, const q_args *a, lg_quant_options *o) {
     if (o->mode != LG_QUANT_INT8_STATIC) {
@@ -498,6 +616,7 @@ static int parse_options(const cli_verb *v, const q_args *a, lg_quant_options *o
     o->per_tensor = a->per_tensor;
     int rs = static_options(v, a, o);
     if (rs != CLI_OK) return rs;
+    if ((rs = target_option(v, a, o)) != CLI_OK) return rs;
     if (a->block) {
         if (o->mode != LG_QUANT_INT4_WEIGHTS) return cli_usage_error(v, "--block goes with int4-weights");
         /* measured with LiteRT.js 2.5.3: its DEQUANTIZE kernel (tflite/kernels/dequantize.h) reads
@@ -524,15 +643,29 @@ static int parse_options(const cli_verb *v, const q_args *a, lg_quant_options *o
     return CLI_OK;
 }
 
-/* --input and --calib: the inputs the parity runs on, and the manifest. */
+/* --eval DIR: the evaluation sets (cli_calib_load's layout), kept apart from the calibration. */
+static int load_eval(const q_args *a, const lg_tensor_view *views, uint32_t n, cli_calib *ev, const char ***names,
+                     lg_quant_options *o) {
+    if (cli_calib_load(views, n, a->eval, 4096, ev)) return CLI_ERROR;
+    *names = calloc(ev->n ? ev->n : 1, sizeof **names);
+    if (!*names) return cli_error("out of memory");
+    for (uint32_t k = 0; k < ev->n; k++) (*names)[k] = ev->names[k];
+    o->eval_cases = (const void *const *const *)ev->ptrs;
+    o->n_eval = ev->n;
+    o->eval_names = *names;
+    if (isatty(2)) fprintf(stderr, "quantize: %u evaluation input set(s) from %s\n", ev->n, a->eval);
+    return CLI_OK;
+}
+
+/* --input, --calib and --eval: the inputs the parity runs on, and the manifest. */
 static int load_inputs(const q_args *a, const lg_model *m, cli_inputs *in, cli_calib *cal, q_manifest *mf,
-                       lg_quant_options *o) {
+                       cli_calib *ev, const char ***ev_names, lg_quant_options *o) {
     lg_interp *it = NULL;
     lg_run_options ro;
     memset(&ro, 0, sizeof ro);
     lg_error err;
     if (lg_interp_create(m, &ro, &it, &err) != LG_OK) {
-        if (a->n_inputs || a->calib) return cli_lib_error(a->model, &err);
+        if (a->n_inputs || a->calib || a->eval) return cli_lib_error(a->model, &err);
         return CLI_OK; /* litegpu cannot run it: the report says so */
     }
     int rc = CLI_OK;
@@ -554,6 +687,7 @@ static int load_inputs(const q_args *a, const lg_model *m, cli_inputs *in, cli_c
         o->n_calib_files = mf->n;
         if (isatty(2)) fprintf(stderr, "quantize: %u calibration input set(s) from %s\n", cal->n, a->calib);
     }
+    if (!rc && a->eval) rc = load_eval(a, views, n, ev, ev_names, o);
     free(views);
     lg_interp_free(it);
     return rc;
@@ -574,6 +708,9 @@ int cmd_quantize(const cli_verb *v, int argc, char **argv) {
         {"--range", NULL, NULL, &a.range, NULL, NULL, 0},
         {"--percentile", NULL, NULL, &a.percentile, NULL, NULL, 0},
         {"--int8-io", NULL, &a.int8_io, NULL, NULL, NULL, 0},
+        {"--eval", NULL, NULL, &a.eval, NULL, NULL, 0},
+        {"--target-error", NULL, NULL, &a.target_error, NULL, NULL, 0},
+        {"--sensitivity", NULL, NULL, &a.sensitivity, NULL, NULL, 0},
         {"--target", "-t", NULL, &a.target, NULL, NULL, 0},
         {"--gpu", NULL, NULL, &a.gpu, NULL, NULL, 0},
         {"--force", NULL, &a.force, NULL, NULL, NULL, 0},
@@ -597,17 +734,21 @@ int cmd_quantize(const cli_verb *v, int argc, char **argv) {
     lg_model *m = NULL;
     if ((rc = cli_load_model(a.model, &m)) != CLI_OK) return rc;
     cli_inputs in = {0};
-    cli_calib cal;
+    cli_calib cal, ev;
+    const char **ev_names = NULL;
     q_manifest mf;
     memset(&cal, 0, sizeof cal);
+    memset(&ev, 0, sizeof ev);
     memset(&mf, 0, sizeof mf);
     lg_model *q = NULL;
     lg_quant_report *rep = NULL;
     lg_error err;
-    rc = load_inputs(&a, m, &in, &cal, &mf, &o);
+    rc = load_inputs(&a, m, &in, &cal, &mf, &ev, &ev_names, &o);
     if (rc == CLI_OK && lg_quantize(m, &o, &q, &rep, &err) != LG_OK) rc = cli_lib_error(a.model, &err);
     cli_inputs_free(&in);
     cli_calib_free(&cal);
+    cli_calib_free(&ev);
+    free(ev_names);
     lg_model_free(m);
     if (rc != CLI_OK) {
         manifest_free(&mf);
@@ -623,7 +764,9 @@ int cmd_quantize(const cli_verb *v, int argc, char **argv) {
         return wrc;
     }
     int prc = a.json ? print_json(&a, rep, in_size, size, hex, &mf) : print_text(&a, rep, in_size, size, hex, &mf);
+    const bool missed = rep->swept && !rep->target_met;
     lg_quant_report_free(rep);
     manifest_free(&mf);
-    return prc != 0 ? cli_error("writing the report failed") : CLI_OK;
+    if (prc != 0) return cli_error("writing the report failed");
+    return missed ? CLI_FINDINGS : CLI_OK; /* the target error not met: a result, like compare's 1 */
 }
