@@ -12,7 +12,15 @@
  *     a group's range is the union of its members' own ranges (data-movement and join
  *     outputs have none of their own), its parameters TFLite's asymmetric ones.
  *  4. Constraints that need the parameters (XNNPACK's ADD scale ratios, HARD_SWISH's output
- *     scale): an op that fails one goes back to float and 2-4 are redone.
+ *     scale, a DIV divisor at its zero point, RSQRT / SQRT inputs below 0, ...): a constant
+ *     ADD / SUB / MUL operand under XNNPACK's ratio floor gets a coarser scale; an op that fails
+ *     another goes back to float; a clamp chain whose integer bounds no fused activation
+ *     matches is not folded; and 2-4 are redone.
+ * Clamp chains (MAXIMUM / MINIMUM with a constant, RELU, RELU6, RELU_N1_TO_1, RELU_0_TO_1 after
+ * a single-use output) are found after step 1 and folded into their producer, which then
+ * writes the chain's last tensor with a fused activation: quant_static_fold.c says when that is
+ * exact. SAME rows (MAXIMUM / MINIMUM) keep their output's own range and requantize the inputs
+ * that do not lie inside it (TFLite's ApplyConstraints).
  */
 #include <math.h>
 #include <stdio.h>
