@@ -71,7 +71,7 @@ static void add_boundary(ectx *c, int32_t from, int32_t to) {
 static bool produced_int8(const ectx *c, int32_t t) {
     const lgqs_plan *p = c->p;
     int32_t pr = lg_graph_producer(p->g, t);
-    if (pr >= 0) return p->op_int8[pr];
+    if (pr >= 0) return p->op_int8[pr]; /* a folded chain's last op: its producer writes t in int8 */
     return p->o->int8_io && lg_graph_is_input(p->g, t);
 }
 
@@ -92,6 +92,7 @@ static bool read_float(const ectx *c, int32_t t) {
 
 static lg_status forms_of(ectx *c, int32_t t) {
     const lgqs_plan *p = c->p;
+    if (p->gone[t]) return LG_OK; /* inside a folded clamp chain: nothing reads or writes it */
     const bool io = lg_graph_is_input(p->g, t) || lg_graph_is_output(p->g, t);
     const bool made8 = produced_int8(c, t);
     const bool prim8 = io ? p->o->int8_io : made8;
@@ -263,6 +264,37 @@ static lg_status set_in(ectx *c, uint32_t op, uint32_t slot, int32_t t) {
     return lg_op_set_input(c->m, 0, op, slot, t, c->err);
 }
 
+/* A folded producer's fused activation (quant_static_fold.c chose it). */
+static lg_status set_fused_act(ectx *c, uint32_t i, int act) {
+    const lg_op *op = &c->m->subgraphs[0].ops[i];
+    if (lgqs_fused_act(op) == act) return LG_OK;
+    union {
+        lg_conv2d_options conv;
+        lg_depthwise_conv2d_options dw;
+        lg_fully_connected_options fc;
+        lg_add_options add;
+        lg_sub_options sub;
+        lg_mul_options mul;
+        lg_div_options div;
+        lg_transpose_conv_options tconv;
+    } u;
+    switch (op->opts_kind) {
+#define SET(KIND, field, type) \
+    case KIND: u.field = *(const type *)op->opts; u.field.fused_activation_function = (int8_t)act; break;
+        SET(LG_OPTS_CONV2D_OPTIONS, conv, lg_conv2d_options)
+        SET(LG_OPTS_DEPTHWISE_CONV2D_OPTIONS, dw, lg_depthwise_conv2d_options)
+        SET(LG_OPTS_FULLY_CONNECTED_OPTIONS, fc, lg_fully_connected_options)
+        SET(LG_OPTS_ADD_OPTIONS, add, lg_add_options)
+        SET(LG_OPTS_SUB_OPTIONS, sub, lg_sub_options)
+        SET(LG_OPTS_MUL_OPTIONS, mul, lg_mul_options)
+        SET(LG_OPTS_DIV_OPTIONS, div, lg_div_options)
+        SET(LG_OPTS_TRANSPOSE_CONV_OPTIONS, tconv, lg_transpose_conv_options)
+#undef SET
+    default: return lgi_fail_at(c->err, LG_ERR_INTERNAL, 0, (int32_t)i, -1, "int8-static: op %u has no fused activation to set", i);
+    }
+    return lg_op_set_options(c->m, 0, i, op->opts_kind, &u, c->err);
+}
+
 static lg_status rewire_int8(ectx *c, uint32_t i, const int32_t *rqt) {
     const lgqs_plan *p = c->p;
     const lg_op *op = &p->sg->ops[i];
@@ -273,14 +305,16 @@ static lg_status rewire_int8(ectx *c, uint32_t i, const int32_t *rqt) {
         if (t < 0) continue;
         int32_t to = requant_of(c, rqt, i, k);
         if (to >= 0) {
+        } else if (e->kind == LGQS_SAME && p->cderived[t]) {
+            LG_TRY(const_int8(c, t, op->outputs[0], &to)); /* the output's parameters, clamped into them */
         } else if (lgqs_act_slot(e, code, k)) {
             if (p->cderived[t] && c->i8[t] < 0) LG_TRY(const_int8(c, t, t, &c->i8[t]));
             to = c->i8[t];
         } else if (e->kind == LGQS_WEIGHTED && k == 1) {
             LG_TRY(weights_int8(c, i, e, t, &to));
-        } else if (e->kind == LGQS_WEIGHTED && k == 2) {
+        } else if (e->kind == LGQS_WEIGHTED && k == lgqs_bias_slot(e)) {
             int32_t w = c->m->subgraphs[0].ops[i].inputs[1]; /* already the INT8 weights */
-            LG_TRY(bias_int32(c, t, p->scale[op->inputs[0]], w, &to));
+            LG_TRY(bias_int32(c, t, p->scale[op->inputs[e->data_slot]], w, &to));
         } else if (code == LG_OP_PADV2 && k == 2) {
             LG_TRY(const_int8(c, t, op->inputs[0], &to));
         } else {
@@ -289,9 +323,11 @@ static lg_status rewire_int8(ectx *c, uint32_t i, const int32_t *rqt) {
         if (to < 0) return lgi_fail_at(c->err, LG_ERR_INTERNAL, 0, (int32_t)i, t, "int8-static: op %u input %u has no form", i, k);
         LG_TRY(set_in(c, i, k, to));
     }
-    for (uint32_t k = 0; k < op->n_outputs; k++)
-        if (c->i8[op->outputs[k]] != op->outputs[k]) LG_TRY(lg_op_set_output(c->m, 0, i, k, c->i8[op->outputs[k]], c->err));
-    return LG_OK;
+    for (uint32_t k = 0; k < op->n_outputs; k++) {
+        const int32_t o = lgqs_output(p, i, k);
+        if (c->i8[o] != op->outputs[k]) LG_TRY(lg_op_set_output(c->m, 0, i, k, c->i8[o], c->err));
+    }
+    return lgqs_fold_active(p, i) ? set_fused_act(c, i, p->fold_act[i]) : LG_OK;
 }
 
 static lg_status rewire_float(ectx *c, uint32_t i) {
@@ -308,7 +344,7 @@ static lg_status rewire_float(ectx *c, uint32_t i) {
 }
 
 /* Ops computed from constants that nothing reads any more (the DEQUANTIZE and DENSIFY of the
-   old float weights): removed, last first, so a chain goes whole. */
+   old float weights) and the folded clamps: removed, last first, so a chain goes whole. */
 static lg_status drop_dead(ectx *c) {
     const lgqs_plan *p = c->p;
     lg_subgraph *sg = &c->m->subgraphs[0];
@@ -320,6 +356,12 @@ static lg_status drop_dead(ectx *c) {
     for (uint32_t k = 0; k < sg->n_outputs; k++) uses[sg->outputs[k]]++;
     lg_status s = LG_OK;
     for (uint32_t i = p->n_ops; s == LG_OK && i-- > 0;) {
+        if (lgqs_folded(p, i)) { /* a folded clamp: its producer computes it */
+            for (uint32_t k = 0; k < sg->ops[i].n_inputs; k++)
+                if (sg->ops[i].inputs[k] >= 0) uses[sg->ops[i].inputs[k]]--;
+            s = lg_op_remove(c->m, 0, i, c->err);
+            continue;
+        }
         if (!p->op_const[i]) continue;
         const lg_op *op = &sg->ops[i];
         bool dead = true;
@@ -387,7 +429,7 @@ static lg_status edits(ectx *c, int32_t *rqt) {
         if (c->rep) c->rep->n_requantize++;
     }
     for (uint32_t i = 0; i < p->n_ops; i++) {
-        if (p->op_const[i]) continue;
+        if (p->op_const[i] || lgqs_folded(p, i)) continue;
         LG_TRY(p->op_int8[i] ? rewire_int8(c, i, rqt) : rewire_float(c, i));
     }
     for (uint32_t k = 0; k < c->n_bnd; k++) {

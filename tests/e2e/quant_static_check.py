@@ -10,14 +10,21 @@ usage:
        - every INT8 runtime tensor: one scale > 0, one zero point in [-128, 127];
        - a data-movement op (RESHAPE, TRANSPOSE, PAD, PADV2, MAX_POOL_2D, ...) on INT8 data
          gives its outputs its input's scale and zero point; a PADV2's pad value too;
-       - CONCATENATION / PACK on INT8: every input has the output's parameters;
+       - CONCATENATION / PACK / MAXIMUM / MINIMUM on INT8: every input has the output's parameters;
        - LOGISTIC / SOFTMAX outputs 1/256, -128; TANH 1/128, 0;
-       - CONV_2D / DEPTHWISE_CONV_2D / FULLY_CONNECTED on INT8: INT8 weights with zero points
-         0, an INT32 bias with zero points 0 and scale[c] = s_in * s_w[c];
+       - CONV_2D / DEPTHWISE_CONV_2D / FULLY_CONNECTED / TRANSPOSE_CONV on INT8: INT8 weights
+         with zero points 0, an INT32 bias with zero points 0 and scale[c] = s_in * s_w[c];
        - no DEQUANTIZE feeds a QUANTIZE; the graph I/O is FLOAT32 (INT8 with --int8-io);
        - the QUANTIZE / DEQUANTIZE counts are the report's.
       flatc 2.0.8 prints floats with 6 decimals: the scales are read from MODEL.tflite itself
       (a minimal flatbuffers walk), compared exactly, products of float32 to 1e-6.
+  quant_static_check.py clamps MODEL.tflite FLATC.json
+      The clamps left and folded: prints "clamps=N fused=CODE:ACT:WHERE,..." with N the
+      MAXIMUM / MINIMUM / RELU / RELU6 / RELU_N1_TO_1 / RELU_0_TO_1 ops of the file and, per
+      INT8 CONV_2D / DEPTHWISE_CONV_2D / FULLY_CONNECTED in op order, its fused activation and
+      WHERE its integer bounds (TFLite's q(v) = zp + round(v / s), clamped) fall: "inside" when
+      one is strictly inside [-128, 127] (the activation clamps more than int8 saturation),
+      "edge" when both are -128 and 127.
   quant_static_check.py units MODEL.tflite FLATC.json REF_DIR TEST_DIR
       REF_DIR/output_K.npy against TEST_DIR/output_K.npy (float or INT8) in units of each
       output's scale (the scale of the INT8 tensor its DEQUANTIZE reads, or its own; an output
@@ -30,10 +37,13 @@ import array, ast, json, math, struct, sys
 
 MOVE = {'RESHAPE': 0, 'SQUEEZE': 0, 'EXPAND_DIMS': 0, 'TRANSPOSE': 0, 'SLICE': 0, 'STRIDED_SLICE': 0, 'GATHER': 0,
         'PAD': 0, 'PADV2': 0, 'MIRROR_PAD': 0, 'MAX_POOL_2D': 0, 'AVERAGE_POOL_2D': 0, 'RESIZE_NEAREST_NEIGHBOR': 0,
-        'SPACE_TO_DEPTH': 0, 'DEPTH_TO_SPACE': 0, 'SPLIT': 1, 'SPLIT_V': 0, 'UNPACK': 0}
-JOIN = ('CONCATENATION', 'PACK')
+        'SPACE_TO_DEPTH': 0, 'DEPTH_TO_SPACE': 0, 'SPLIT': 1, 'SPLIT_V': 0, 'UNPACK': 0, 'RESIZE_BILINEAR': 0,
+        'REDUCE_MAX': 0, 'REDUCE_MIN': 0}
+JOIN = ('CONCATENATION', 'PACK', 'MAXIMUM', 'MINIMUM')
 FIXED = {'LOGISTIC': (1 / 256, -128), 'SOFTMAX': (1 / 256, -128), 'TANH': (1 / 128, 0)}
-WEIGHTED = ('CONV_2D', 'DEPTHWISE_CONV_2D', 'FULLY_CONNECTED')
+WEIGHTED = {'CONV_2D': (0, 2), 'DEPTHWISE_CONV_2D': (0, 2), 'FULLY_CONNECTED': (0, 2), 'TRANSPOSE_CONV': (2, 3)}  # data, bias
+CLAMPS = ('MAXIMUM', 'MINIMUM', 'RELU', 'RELU6', 'RELU_N1_TO_1', 'RELU_0_TO_1')
+ACT_BOUNDS = {'RELU': (0.0, None), 'RELU6': (0.0, 6.0), 'RELU_N1_TO_1': (-1.0, 1.0)}
 
 
 def load_npy(path):
@@ -186,15 +196,16 @@ def form(tflite, flatc, report):
             s, z = m.params(outs[0])
             if s[0] != FIXED[c][0] or z[0] != FIXED[c][1]:
                 bad.append('op %d %s: output %s, %s, TFLite fixes %s' % (k, c, s, z, FIXED[c]))
-        if c in WEIGHTED and m.typ(ins[0]) == 'INT8':
+        if c in WEIGHTED and m.typ(op['inputs'][WEIGHTED[c][0]]) == 'INT8':
             w = op['inputs'][1]
             ws, wz = m.params(w)
             if m.typ(w) != 'INT8' or any(z != 0 for z in wz):
                 bad.append('op %d %s: weights %s zero points %s' % (k, c, m.typ(w), wz))
-            if len(op['inputs']) > 2 and op['inputs'][2] >= 0:
-                b = op['inputs'][2]
+            bi = WEIGHTED[c][1]
+            if len(op['inputs']) > bi and op['inputs'][bi] >= 0:
+                b = op['inputs'][bi]
                 bs, bz = m.params(b)
-                sx = m.params(ins[0])[0][0]
+                sx = m.params(op['inputs'][WEIGHTED[c][0]])[0][0]
                 if m.typ(b) != 'INT32' or any(z != 0 for z in bz) or len(bs) != len(ws):
                     bad.append('op %d %s: bias %s, %d scales (weights %d), zero points %s' % (k, c, m.typ(b), len(bs), len(ws), bz))
                 else:
@@ -213,6 +224,29 @@ def form(tflite, flatc, report):
     print('%d ops: %d int8, %d float; %d QUANTIZE, %d DEQUANTIZE, %d requantize' % (
         len(m.ops), st['n_ops_int8'], st['n_ops_float'], nq, nd, st['n_requantize']))
     return bad
+
+
+def clamps(tflite, flatc):
+    m = Model(tflite, flatc)
+    n = sum(1 for op in m.ops if m.code(op) in CLAMPS)
+    fused = []
+    for op in m.ops:
+        c = m.code(op)
+        if c not in ('CONV_2D', 'DEPTHWISE_CONV_2D', 'FULLY_CONNECTED') or m.typ(op['outputs'][0]) != 'INT8':
+            continue
+        act = (op.get('builtin_options') or {}).get('fused_activation_function', 'NONE')
+        where = ''
+        if act in ACT_BOUNDS:
+            y = op['outputs'][0]
+            s = f32(m.params(y)[0][0])
+            zp = m.params(y)[1][0]
+            a, b = ACT_BOUNDS[act]
+            lo = max(-128, zp + int(math.copysign(math.floor(abs(f32(a / s)) + 0.5), a)))
+            hi = 127 if b is None else min(127, zp + int(math.copysign(math.floor(abs(f32(b / s)) + 0.5), b)))
+            where = ':inside' if lo > -128 or hi < 127 else ':edge'
+        fused.append('%s:%s%s' % (c, act, where))
+    print('clamps=%d fused=%s' % (n, ','.join(fused)))
+    return []
 
 
 def units(tflite, flatc, ref_dir, test_dir):
@@ -250,6 +284,8 @@ def main():
         bad = image(a[2], a[3], a[4])
     elif len(a) == 5 and a[1] == 'form':
         bad = form(a[2], a[3], a[4])
+    elif len(a) == 4 and a[1] == 'clamps':
+        bad = clamps(a[2], a[3])
     elif len(a) == 6 and a[1] == 'units':
         bad = units(a[2], a[3], a[4], a[5])
     else:
