@@ -41,20 +41,7 @@ lg_status lgk_fc_prepare(lgk_node *n, lg_error *err) {
     LG_TRY(lgk_cv_bias(n, 2, s.units, &bias, err));
     if (s.in > INT_MAX / 8 || s.units > INT_MAX / 8 || s.batch > INT_MAX / 8)
         return lgk_fail(n, LG_ERR_LIMIT, err, "fully connected too large for the GEMM");
-    int32_t shp[LG_MAX_RANK];
-    uint32_t rank;
-    if (o->keep_num_dims) {
-        if (x->rank == 0 || x->shape[x->rank - 1] != s.in)
-            return lgk_fail(n, LG_ERR_FORMAT, err, "keep_num_dims: the input's last dimension must be %lld", (long long)s.in);
-        rank = x->rank;
-        memcpy(shp, x->shape, rank * sizeof(int32_t));
-        shp[rank - 1] = (int32_t)s.units;
-    } else {
-        rank = 2;
-        shp[0] = (int32_t)s.batch;
-        shp[1] = (int32_t)s.units;
-    }
-    LG_TRY(lgk_set_output(n, 0, LG_FLOAT32, shp, rank, err));
+    LG_TRY(lgk_fc_set_output(n, x, o->keep_num_dims, s.in, s.batch, s.units, LG_FLOAT32, err));
     if (w->is_const) {
         s.packed = lgk_alloc(n, (size_t)lgk_cv_packed_floats(s.units, s.in) * sizeof(float));
         if (!s.packed) return lgk_fail(n, LG_ERR_NOMEM, err, "out of memory packing the weights");

@@ -289,20 +289,7 @@ static lg_status fc_prepare(lgk_node *n, lg_error *err) {
     h.n_groups = h.m;
     h.group = h.k;
     LG_TRY(h_row_sums(n, &h, err));
-    int32_t shp[LG_MAX_RANK];
-    uint32_t rank;
-    if (o->keep_num_dims) {
-        if (x->rank == 0 || x->shape[x->rank - 1] != h.k)
-            return lgk_fail(n, LG_ERR_FORMAT, err, "keep_num_dims: the input's last dimension must be %lld", (long long)h.k);
-        rank = x->rank;
-        memcpy(shp, x->shape, rank * sizeof(int32_t));
-        shp[rank - 1] = (int32_t)h.nn;
-    } else {
-        rank = 2;
-        shp[0] = (int32_t)h.m;
-        shp[1] = (int32_t)h.nn;
-    }
-    LG_TRY(lgk_set_output(n, 0, LG_FLOAT32, shp, rank, err));
+    LG_TRY(lgk_fc_set_output(n, x, o->keep_num_dims, h.k, h.m, h.nn, LG_FLOAT32, err));
     h_scratch(n, &h, x->numel, 0, 0, 0);
     return h_state(n, &h, err);
 }

@@ -40,6 +40,24 @@ uint32_t lgk_elem_size(lg_dtype t) {
     }
 }
 
+lg_status lgk_fc_set_output(lgk_node *n, const lgk_tensor *x, bool keep_num_dims, int64_t in, int64_t rows,
+                            int64_t units, lg_dtype t, lg_error *err) {
+    int32_t shp[LG_MAX_RANK];
+    uint32_t rank;
+    if (keep_num_dims) {
+        if (x->rank == 0 || x->shape[x->rank - 1] != in)
+            return lgk_fail(n, LG_ERR_FORMAT, err, "keep_num_dims: the input's last dimension must be %lld", (long long)in);
+        rank = x->rank;
+        memcpy(shp, x->shape, rank * sizeof(int32_t));
+        shp[rank - 1] = (int32_t)units;
+    } else {
+        rank = 2;
+        shp[0] = (int32_t)rows;
+        shp[1] = (int32_t)units;
+    }
+    return lgk_set_output(n, 0, t, shp, rank, err);
+}
+
 lg_status lgk_set_output(lgk_node *n, uint32_t o, lg_dtype t, const int32_t *shape, uint32_t rank,
                          lg_error *err) {
     if (o >= n->n_out || !n->out[o]) return lgk_fail(n, LG_ERR_INTERNAL, err, "no output %u", o);

@@ -100,6 +100,11 @@ LG_INTERNAL void *lgk_alloc(lgk_node *n, size_t bytes);
 /* Set output o's shape (and numel, nbytes) with storage type t. */
 LG_INTERNAL lg_status lgk_set_output(lgk_node *n, uint32_t o, lg_dtype t, const int32_t *shape,
                                      uint32_t rank, lg_error *err);
+/* FULLY_CONNECTED's output 0 (type t): keep_num_dims keeps x's shape with the last dimension
+   (which must be `in`) replaced by `units`; otherwise [rows, units] (fully_connected.cc
+   Prepare). The one place of this rule for the float, hybrid and integer kernels. */
+LG_INTERNAL lg_status lgk_fc_set_output(lgk_node *n, const lgk_tensor *x, bool keep_num_dims, int64_t in,
+                                        int64_t rows, int64_t units, lg_dtype t, lg_error *err);
 /* Storage type for a model dtype: FLOAT32 for float types, else itself. */
 static inline lg_dtype lgk_storage_type(int t) {
     return (t == LG_FLOAT32 || t == LG_FLOAT16 || t == LG_BFLOAT16 || t == LG_FLOAT64) ? LG_FLOAT32
