@@ -6,7 +6,7 @@ WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wpoi
            -Wformat=2 -Wvla -Werror
 BASEFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc $(WARN)
 CFLAGS  ?= -O2 -g
-LDLIBS  := -lpthread -lm
+LDLIBS  := -llapack -lblas -lpthread -lm
 
 B       := build
 # V=1 shows the full compiler command lines
@@ -70,7 +70,7 @@ $(B)/san/test_unit: $(SUNIT_OBJ) $(SLIB_OBJ)
 # libFuzzer target for the .tflite reader (clang + libclang-rt-14-dev): the reader, the
 # writer, info and check on every accepted input (the interpreter and the passes, which
 # run it, are not linked in).
-FUZZ_SRC := $(filter-out src/run/% src/passes/% src/import/%,$(LIB_SRC))
+FUZZ_SRC := $(filter-out src/run/% src/passes/% src/import/% src/refactor/%,$(LIB_SRC))
 $(B)/fuzz/fuzz_tflite_read: fuzz/fuzz_tflite_read.c tests/tools/lg_harness.h $(FUZZ_SRC)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZ    $@")

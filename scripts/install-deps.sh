@@ -8,7 +8,7 @@
 #      libonnx-testdata (ONNX's own backend conformance suite, /usr/share/libonnx-testdata/data/,
 #      for the reader's and the importer's tests; about 21 MB installed) and python3-onnx (the
 #      independent parser tests/e2e/test_onnx_read.sh compares the reader with, run with
-#      /usr/bin/python3),
+#      /usr/bin/python3), liblapack-dev (reference LAPACK + BLAS: dgesdd, dposv for refit/lowrank),
 #      chromium if /usr/bin/chromium is missing (the WebGPU oracle, peers/verify/verify.js: about
 #      122 MB to download, 414 MB installed, ~20 s here),
 #      xxd if missing, nodejs/npm only if `node`/`npm` are not on PATH. `apt-get update` runs only
@@ -30,7 +30,7 @@ installed() { [[ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" == "install 
 
 if [[ "${LG_SKIP_APT:-0}" != 1 ]]; then
   missing=()
-  for p in flatbuffers-compiler clang libclang-rt-14-dev libonnx-testdata python3-onnx; do
+  for p in flatbuffers-compiler clang libclang-rt-14-dev libonnx-testdata python3-onnx liblapack-dev; do
     installed "$p" || missing+=("$p")
   done
   [[ -x /usr/bin/chromium ]] || missing+=(chromium)
