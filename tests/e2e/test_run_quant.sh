@@ -84,5 +84,14 @@ for fill in half pattern; do
             bad "ssd_mobilenet_v2_quant $fill output_$k exact" "$res"
         fi
     done
+    # run's own fill of a UINT8 input (cli_inputs_make: min(255, floor(256 f))) is the input
+    # LiteRT.js was given: the outputs must be the same without --input
+    out="$T/lg/ssd-fill/$fill"; mkdir -p "$(dirname "$out")"
+    if "$LG" run "$T/ssd.tflite" --int-arith xnnpack --fill "$fill" --out "$out" >"$T/run.log" 2>&1 &&
+       res=$(python3 tests/e2e/npy_units.py "$T/peer/ssd/$fill/output_0.npy" "$out/output_0.npy" 1 0); then
+        ok "ssd --fill $fill (run's UINT8 fill) equals LiteRT.js: $res"
+    else
+        bad "ssd --fill $fill (run's UINT8 fill) equals LiteRT.js" "$(cat "$T/run.log") ${res:-}"
+    fi
 done
 finish

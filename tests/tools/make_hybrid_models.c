@@ -23,24 +23,11 @@
 #include <string.h>
 
 #include "lg/lg.h"
+#include "quant_builder.h"
 
-static lg_builder B;
-static lg_model *M;
 static int read_through_dequantize; /* qweights: the INT8 constant read through a DEQUANTIZE */
 
 static float wf(int o, int i) { return (float)sin(0.7 * o + 1.3 * i + 0.1) * (1.0f + 0.25f * (float)(o % 3)); }
-
-static void qset(int t, const float *s, uint32_t n, int32_t dim) {
-    if (B.status != LG_OK || t < 0) return;
-    int64_t *zp = calloc(n, sizeof *zp);
-    lg_error e;
-    lg_status st = lg_tensor_set_quant(M, 0, (uint32_t)t, s, zp, n, dim, &e);
-    free(zp);
-    if (st != LG_OK) {
-        B.status = st;
-        B.err = e;
-    }
-}
 
 static int64_t numel_of(lg_dims d) {
     int64_t n = 1;
@@ -84,7 +71,7 @@ static int qweights(const char *name, lg_dims shape, int dim, int per_tensor) {
         q[i] = (int8_t)roundf(wf(c, (int)i) * (1.0f / s[c]));
     }
     int t = lg_b_const(&B, name, LG_INT8, shape, q, (uint64_t)n);
-    qset(t, s, per_tensor ? 1 : (uint32_t)oc, per_tensor ? 0 : dim);
+    qset_pc(t, s, per_tensor ? 1 : (uint32_t)oc, per_tensor ? 0 : dim);
     free(q);
     free(s);
     if (!read_through_dequantize) return t;

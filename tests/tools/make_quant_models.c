@@ -17,33 +17,9 @@
 #include <string.h>
 
 #include "lg/lg.h"
+#include "quant_builder.h"
 
-static lg_builder B;
-static lg_model *M;
 static double out_scale;
-
-static void qset(int t, float s, int64_t zp) {
-    if (B.status != LG_OK || t < 0) return;
-    lg_error e;
-    lg_status st = lg_tensor_set_quant(M, 0, (uint32_t)t, &s, &zp, 1, 0, &e);
-    if (st != LG_OK) { B.status = st; B.err = e; }
-}
-
-static void qset_pc(int t, const float *s, uint32_t n, int32_t dim) {
-    if (B.status != LG_OK || t < 0) return;
-    int64_t *zp = calloc(n, sizeof *zp);
-    lg_error e;
-    lg_status st = lg_tensor_set_quant(M, 0, (uint32_t)t, s, zp, n, dim, &e);
-    free(zp);
-    if (st != LG_OK) { B.status = st; B.err = e; }
-}
-
-/* an int8/uint8 activation tensor with scale s and zero point zp */
-static int qt(const char *name, lg_dtype ty, lg_dims shape, float s, int64_t zp) {
-    int t = lg_b_tensor(&B, name, ty, shape);
-    qset(t, s, zp);
-    return t;
-}
 
 static float wf(int o, int i) { return (float)sin(0.7 * o + 1.3 * i + 0.1) * (1.0f + 0.25f * (float)(o % 3)); }
 

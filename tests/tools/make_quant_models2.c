@@ -25,32 +25,9 @@
 #include <string.h>
 
 #include "lg/lg.h"
+#include "quant_builder.h"
 
-static lg_builder B;
-static lg_model *M;
 static int tfl_max, xnn_max; /* the accepted difference of the current model */
-
-static void qset(int t, float s, int64_t zp) {
-    if (B.status != LG_OK || t < 0) return;
-    lg_error e;
-    lg_status st = lg_tensor_set_quant(M, 0, (uint32_t)t, &s, &zp, 1, 0, &e);
-    if (st != LG_OK) { B.status = st; B.err = e; }
-}
-
-static void qset_pc(int t, const float *s, uint32_t n, int32_t dim) {
-    if (B.status != LG_OK || t < 0) return;
-    int64_t *zp = calloc(n, sizeof *zp);
-    lg_error e;
-    lg_status st = lg_tensor_set_quant(M, 0, (uint32_t)t, s, zp, n, dim, &e);
-    free(zp);
-    if (st != LG_OK) { B.status = st; B.err = e; }
-}
-
-static int qt(const char *name, lg_dtype ty, lg_dims shape, float s, int64_t zp) {
-    int t = lg_b_tensor(&B, name, ty, shape);
-    qset(t, s, zp);
-    return t;
-}
 
 static int64_t numel(lg_dims d) {
     int64_t n = 1;

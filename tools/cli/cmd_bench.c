@@ -32,63 +32,6 @@ static double pct(const double *s, int n, double p) {
     return s[k];
 }
 
-/* The inputs: every FLOAT32 input gets the fill (cli_inputs_make, as run); an INT8 / UINT8
-   input (a quantized model's) gets the fill mapped to its type's range: q = floor(256 * u) with
-   u the fill's value in [0, 1) (half, pattern; random:SEED's [-1, 1) taken as (f + 1) / 2),
-   at most 255, minus 128 for INT8. For UINT8 and half / pattern these are the bytes
-   peers/litert_run.js and bench/litert_qbench.js give LiteRT.js (min(255, floor(256 * f))), so
-   both time the same input. Other types are refused. 0 or CLI_ERROR (printed). */
-static int bench_inputs(const lg_interp *it, const char *fill, cli_inputs *in) {
-    const uint32_t n = lg_interp_n_inputs(it);
-    bool all_float = true;
-    for (uint32_t i = 0; i < n; i++) {
-        lg_tensor_view v;
-        lg_interp_input(it, i, &v);
-        if (v.type != LG_FLOAT32) all_float = false;
-    }
-    if (all_float) return cli_inputs_make(it, NULL, 0, fill, in);
-    if (!fill) fill = "half";
-    const bool signed_fill = strncmp(fill, "random:", 7) == 0;
-    memset(in, 0, sizeof *in);
-    in->n = n;
-    in->data = calloc(n ? n : 1, sizeof *in->data);
-    if (!in->data) return cli_error("out of memory");
-    int rc = 0;
-    for (uint32_t i = 0; i < n && !rc; i++) {
-        lg_tensor_view v;
-        lg_interp_input(it, i, &v);
-        if (v.type != LG_FLOAT32 && v.type != LG_UINT8 && v.type != LG_INT8) {
-            rc = cli_error("input %u \"%s\" is %s: bench fills FLOAT32, UINT8 and INT8 inputs", i, v.name ? v.name : "",
-                           lg_dtype_name(v.type));
-            break;
-        }
-        float *f = malloc(v.numel > 0 ? (size_t)v.numel * sizeof(float) : sizeof(float));
-        lg_error err;
-        if (!f) { rc = cli_error("out of memory"); break; }
-        if (lg_fill_f32(fill, f, v.numel, &err) != LG_OK) {
-            free(f);
-            rc = cli_error("%s", err.msg);
-            break;
-        }
-        if (v.type == LG_FLOAT32) {
-            in->data[i] = f;
-            continue;
-        }
-        uint8_t *q = malloc(v.numel > 0 ? (size_t)v.numel : 1);
-        if (!q) { free(f); rc = cli_error("out of memory"); break; }
-        for (int64_t k = 0; k < v.numel; k++) {
-            double u = signed_fill ? ((double)f[k] + 1.0) / 2.0 : (double)f[k];
-            double b = floor(256.0 * u);
-            int iv = b < 0 ? 0 : b > 255 ? 255 : (int)b;
-            q[k] = (uint8_t)(v.type == LG_INT8 ? (uint8_t)(int8_t)(iv - 128) : iv);
-        }
-        free(f);
-        in->data[i] = q;
-    }
-    if (rc) cli_inputs_free(in);
-    return rc;
-}
-
 int cmd_bench(const cli_verb *v, int argc, char **argv) {
     bool json = false;
     const char *runs_s = NULL, *warm_s = NULL, *threads_s = NULL, *prec = NULL, *fill = NULL, *min_ms_s = NULL;
@@ -140,7 +83,7 @@ int cmd_bench(const cli_verb *v, int argc, char **argv) {
     if (lg_interp_create(m, &ro, &it, &err) != LG_OK) { rc = cli_lib_error(pos[0], &err); lg_model_free(m); return rc; }
     double t2 = now_ms();
     cli_inputs in;
-    if (bench_inputs(it, fill, &in) || cli_inputs_set(it, &in)) {
+    if (cli_inputs_make(it, NULL, 0, fill, &in) || cli_inputs_set(it, &in)) {
         cli_inputs_free(&in);
         lg_interp_free(it);
         lg_model_free(m);

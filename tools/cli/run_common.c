@@ -1,6 +1,7 @@
 /* Shared by run, compare, bench and verify: model inputs from --input/--fill (the shape must
    match), and output folders made all at once, never written into without --force. */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -109,6 +110,43 @@ static int input_from_file(const lg_tensor_view *views, uint32_t n, const char *
     return rc;
 }
 
+/* A fill for input i: FLOAT32 takes the fill's values; an INT8 / UINT8 input (a quantized
+   model's) the fill mapped to its type's range, q = min(255, floor(256 * u)) with u the fill's
+   value in [0, 1) (half, pattern; random:SEED's [-1, 1) taken as (f + 1) / 2), minus 128 for
+   INT8: for UINT8 and half / pattern the bytes peers/litert_run.js gives LiteRT.js, so both
+   runtimes see the same input. Other types must be given with --input. */
+static int fill_input(const lg_tensor_view *v, uint32_t i, const char *fill, void **out) {
+    if (v->type != LG_FLOAT32 && v->type != LG_UINT8 && v->type != LG_INT8)
+        return cli_error("input %u \"%s\" is %s: give it with --input NAME=FILE.npy", i, v->name ? v->name : "",
+                         lg_dtype_name(v->type));
+    float *f = malloc(v->numel > 0 ? (size_t)v->numel * sizeof(float) : sizeof(float));
+    if (!f) return cli_error("out of memory");
+    lg_error err;
+    if (lg_fill_f32(fill, f, v->numel, &err) != LG_OK) {
+        free(f);
+        return cli_error("%s", err.msg);
+    }
+    if (v->type == LG_FLOAT32) {
+        *out = f;
+        return 0;
+    }
+    uint8_t *q = malloc(v->numel > 0 ? (size_t)v->numel : 1);
+    if (!q) {
+        free(f);
+        return cli_error("out of memory");
+    }
+    const bool signed_fill = strncmp(fill, "random:", 7) == 0;
+    for (int64_t k = 0; k < v->numel; k++) {
+        double u = signed_fill ? ((double)f[k] + 1.0) / 2.0 : (double)f[k];
+        double b = floor(256.0 * u);
+        int iv = b < 0 ? 0 : b > 255 ? 255 : (int)b;
+        q[k] = (uint8_t)(v->type == LG_INT8 ? (uint8_t)(int8_t)(iv - 128) : iv);
+    }
+    free(f);
+    *out = q;
+    return 0;
+}
+
 int cli_inputs_make_views(const lg_tensor_view *views, uint32_t n, const char *const *specs, int n_specs,
                           const char *fill, bool allow_flat, cli_inputs *in) {
     memset(in, 0, sizeof *in);
@@ -124,16 +162,7 @@ int cli_inputs_make_views(const lg_tensor_view *views, uint32_t n, const char *c
     for (int s = 0; s < n_specs && !rc; s++) rc = input_from_file(views, n, specs[s], allow_flat, in, given);
     for (uint32_t i = 0; i < n && !rc; i++) {
         if (given[i]) continue;
-        lg_tensor_view v = views[i];
-        if (v.type != LG_FLOAT32) {
-            rc = cli_error("input %u \"%s\" is %s: give it with --input NAME=FILE.npy", i, v.name ? v.name : "",
-                           lg_dtype_name(v.type));
-            break;
-        }
-        in->data[i] = malloc(v.nbytes ? (size_t)v.nbytes : 4);
-        if (!in->data[i]) { rc = cli_error("out of memory"); break; }
-        lg_error err;
-        if (lg_fill_f32(fill ? fill : "half", in->data[i], v.numel, &err) != LG_OK) rc = cli_error("%s", err.msg);
+        rc = fill_input(&views[i], i, fill ? fill : "half", &in->data[i]);
     }
     free(given);
     if (rc) cli_inputs_free(in);
