@@ -1,0 +1,192 @@
+/* Evidence records: write (cli_evidence_write) and verify/print (`litegpu evidence DIR`).
+   See evidence.h for the layout. */
+#define _GNU_SOURCE
+#include "evidence.h"
+#include "cli.h"
+#include "json.h"
+#include "lg/util.h"
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#define EV_MAX_FILES 16
+
+/* sha256 hex and size of a file; 0 or -1 (unreadable). */
+static int file_sha(const char *path, char hex[65], size_t *size) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return -1;
+    lg_sha256_ctx c; lg_sha256_init(&c);
+    unsigned char buf[65536]; size_t n, tot = 0;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) { lg_sha256_update(&c, buf, n); tot += n; }
+    int bad = ferror(f); fclose(f);
+    if (bad) return -1;
+    uint8_t d[32]; lg_sha256_final(&c, d); lg_hex(d, 32, hex);
+    if (size) *size = tot;
+    return 0;
+}
+
+static int copy_file(const char *from, const char *to) {
+    FILE *in = fopen(from, "rb");
+    if (!in) return -1;
+    FILE *out = fopen(to, "wb");
+    if (!out) { fclose(in); return -1; }
+    unsigned char buf[65536]; size_t n; int rc = 0;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+        if (fwrite(buf, 1, n, out) != n) { rc = -1; break; }
+    if (ferror(in)) rc = -1;
+    fclose(in);
+    if (fclose(out) != 0) rc = -1;
+    return rc;
+}
+
+static void path_join(char *buf, size_t n, const char *dir, const char *name) {
+    snprintf(buf, n, "%s/%s", dir, name);
+}
+
+int cli_evidence_check(const char *dir) {
+    struct stat st;
+    if (lstat(dir, &st) == 0) return cli_error("evidence folder %s exists: refused (records are never overwritten)", dir);
+    return CLI_OK;
+}
+
+static const char *baseline_name(const char *path) {
+    int fmt = cli_model_format(path);
+    return fmt == CLI_FORMAT_ONNX ? "baseline.onnx" : "baseline.tflite";
+}
+
+static void cpu_model(char *out, size_t n) {
+    snprintf(out, n, "unknown");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f) return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "model name", 10) == 0) {
+            char *p = strchr(line, ':');
+            if (p) {
+                p++; while (*p == ' ' || *p == '\t') p++;
+                p[strcspn(p, "\n")] = 0;
+                snprintf(out, n, "%s", p);
+            }
+            break;
+        }
+    }
+    fclose(f);
+}
+
+static int write_environment(const char *path) {
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    struct utsname u; char os[400] = "unknown", cpu[256];
+    if (uname(&u) == 0) snprintf(os, sizeof os, "%s %s %s", u.sysname, u.release, u.machine);
+    cpu_model(cpu, sizeof cpu);
+    json_w j; json_init(&j, f);
+    json_obj_open(&j);
+    json_key_str(&j, "tool", "litegpu");
+    json_key_str(&j, "version", lg_version());
+#ifdef __VERSION__
+    json_key_str(&j, "compiler", __VERSION__);
+#else
+    json_key_str(&j, "compiler", "unknown");
+#endif
+    json_key_str(&j, "os", os);
+    json_key_str(&j, "cpu_model", cpu);
+    json_key_str(&j, "date", NULL); /* deliberately absent: the record must be deterministic */
+    json_obj_close(&j);
+    int rc = json_finish(&j);
+    fputc('\n', f);
+    if (fclose(f) != 0) rc = -1;
+    return rc;
+}
+
+static int write_command(const char *path, const cli_evidence *e) {
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    fputs("litegpu\n", f);
+    for (int i = 0; i < e->argc; i++) fprintf(f, "%s\n", e->argv[i]);
+    return fclose(f) == 0 ? 0 : -1;
+}
+
+static int write_contract(const char *path, const cli_evidence *e, const char *bname,
+                          const char *bhex, size_t bsize, const char *chex, size_t csize) {
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    char id[32]; memcpy(id, chex, 16); id[16] = 0;
+    fprintf(f, "{\n  \"experiment_id\": ");
+    char idbuf[64]; snprintf(idbuf, sizeof idbuf, "%s-%s", e->verb, id);
+    json_write_quoted(f, idbuf, strlen(idbuf));
+    fprintf(f, ",\n  \"status\": \"measured\",\n  \"verb\": ");
+    json_write_quoted(f, e->verb, strlen(e->verb));
+    fprintf(f, ",\n  \"baseline\": {\"sha256\": \"%s\", \"file\": \"%s\", \"path\": ", bhex, bname);
+    json_write_quoted(f, e->baseline, strlen(e->baseline));
+    fprintf(f, ", \"runtime_and_backend\": \"litegpu %s reference interpreter fp32\"},\n", lg_version());
+    fprintf(f, "  \"candidate\": {\"sha256\": \"%s\", \"file\": \"candidate.tflite\", \"path\": ", chex);
+    json_write_quoted(f, e->candidate, strlen(e->candidate));
+    fprintf(f, "},\n  \"hypothesis\": ");
+    const char *h = e->hypothesis ? e->hypothesis : "the candidate keeps the baseline's behaviour";
+    json_write_quoted(f, h, strlen(h));
+    fprintf(f, ",\n  \"one_primary_change\": %s,\n", e->change_json ? e->change_json : "{}");
+    fprintf(f, "  \"held_constant\": [\"model inputs and outputs (names, shapes, dtypes)\", "
+               "\"runtime and backend\", \"evaluation inputs\"],\n");
+    fprintf(f, "  \"structural_checks\": %s,\n", e->checks_json ? e->checks_json : "[]");
+    fprintf(f, "  \"measurements\": {\"file_size_bytes\": {\"before\": %zu, \"after\": %zu}",
+            bsize, csize);
+    if (e->calib) { fprintf(f, ", \"evaluation_inputs\": "); json_write_quoted(f, e->calib, strlen(e->calib)); }
+    fprintf(f, "},\n  \"known_limitations\": [\"latency, parameter counts, planned peak memory and "
+               "output error are not yet measured by the record writer: run litegpu bench / compare "
+               "on baseline and candidate\"],\n");
+    fprintf(f, "  \"decision\": \"not_evaluated\",\n");
+    fprintf(f, "  \"rollback_artifact\": {\"file\": \"%s\", \"sha256\": \"%s\", \"path\": ", bname, bhex);
+    json_write_quoted(f, e->baseline, strlen(e->baseline));
+    fprintf(f, "}\n}\n");
+    return fclose(f) == 0 ? 0 : -1;
+}
+
+static int write_sums(const char *tmp, const char *const *names, int n) {
+    char p[4096]; path_join(p, sizeof p, tmp, "SHA256SUMS");
+    FILE *f = fopen(p, "w");
+    if (!f) return -1;
+    for (int i = 0; i < n; i++) {
+        char fp[4096], hex[65]; path_join(fp, sizeof fp, tmp, names[i]);
+        if (file_sha(fp, hex, NULL) != 0) { fclose(f); return -1; }
+        fprintf(f, "%s  %s\n", hex, names[i]);
+    }
+    return fclose(f) == 0 ? 0 : -1;
+}
+
+static void remove_tmp(const char *tmp, const char *const *names, int n) {
+    char p[4096];
+    for (int i = 0; i < n; i++) { path_join(p, sizeof p, tmp, names[i]); unlink(p); }
+    path_join(p, sizeof p, tmp, "SHA256SUMS"); unlink(p);
+    rmdir(tmp);
+}
+
+int cli_evidence_write(const cli_evidence *e) {
+    if (cli_evidence_check(e->dir) != CLI_OK) return CLI_ERROR;
+    char bhex[65], chex[65]; size_t bsize = 0, csize = 0;
+    if (file_sha(e->baseline, bhex, &bsize) != 0) return cli_error("evidence: cannot read baseline %s", e->baseline);
+    if (file_sha(e->candidate, chex, &csize) != 0) return cli_error("evidence: cannot read candidate %s", e->candidate);
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp-XXXXXX", e->dir) >= (int)sizeof tmp) return cli_error("evidence: folder name too long");
+    if (!mkdtemp(tmp)) return cli_error("evidence: cannot create %s: %s", tmp, strerror(errno));
+    const char *bname = baseline_name(e->baseline);
+    const char *names[] = {"contract.json", "environment.json", "command.txt", bname, "candidate.tflite"};
+    int n = 5;
+    char p[4096]; int rc = 0;
+    path_join(p, sizeof p, tmp, names[0]); rc |= write_contract(p, e, bname, bhex, bsize, chex, csize);
+    path_join(p, sizeof p, tmp, names[1]); rc |= write_environment(p);
+    path_join(p, sizeof p, tmp, names[2]); rc |= write_command(p, e);
+    path_join(p, sizeof p, tmp, names[3]); rc |= copy_file(e->baseline, p);
+    path_join(p, sizeof p, tmp, names[4]); rc |= copy_file(e->candidate, p);
+    if (rc == 0) rc = write_sums(tmp, names, n);
+    if (rc != 0) { remove_tmp(tmp, names, n); return cli_error("evidence: cannot write the record in %s", tmp); }
+    if (cli_evidence_check(e->dir) != CLI_OK) { remove_tmp(tmp, names, n); return CLI_ERROR; }
+    if (rename(tmp, e->dir) != 0) {
+        int er = errno; remove_tmp(tmp, names, n);
+        return cli_error("evidence: cannot rename %s to %s: %s", tmp, e->dir, strerror(er));
+    }
+    return CLI_OK;
+}
