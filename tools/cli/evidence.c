@@ -44,7 +44,8 @@ static int copy_file(const char *from, const char *to) {
 }
 
 static void path_join(char *buf, size_t n, const char *dir, const char *name) {
-    snprintf(buf, n, "%s/%s", dir, name);
+    int k = snprintf(buf, n, "%s/%s", dir, name);
+    if (k < 0 || (size_t)k >= n) buf[0] = 0; /* too long: an empty path fails to open */
 }
 
 int cli_evidence_check(const char *dir) {
