@@ -115,6 +115,17 @@ lg_status lg_info_compute(const lg_model *m, const void *file_bytes, size_t file
 /* Release a result (NULL is fine). */
 void lg_info_free(lg_info *info);
 
+/* The model's learned parameters as the refactoring handbook counts them (seed 001: weights,
+   biases, norm scales and shifts): elements of the constants of a weight type (FLOAT32,
+   FLOAT16, BFLOAT16, INT8, UINT8, INT4, INT16, or INT32 with quantization parameters, i.e. a
+   quantized bias) that hold at least 2 elements. Scalars (epsilons, GELU's and the norms'
+   constants, a converter's 1-element folds) and integer shape/axis/index constants are not
+   parameters. Each buffer is counted once, as lg_info's weights; a sparse constant counts its
+   dense shape. A DEQUANTIZE'd weight counts once (its constant input), the float copy a
+   converter may keep beside it is counted if present. Every refactor verb (prune, lowrank,
+   ablate) and evidence record reports this number. LG_ERR_NOMEM is the only failure. */
+lg_status lg_model_learned_params(const lg_model *m, uint64_t *out, lg_error *err);
+
 #ifdef __cplusplus
 }
 #endif

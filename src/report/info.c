@@ -319,3 +319,38 @@ void lg_info_free(lg_info *info) {
     lgi_arena_free(&h->arena);
     h->alloc(h->ud, h, sizeof *h, 0);
 }
+
+/* ---------------------------------------------------------------- learned parameters */
+
+static bool weight_type(const lg_tensor *t) {
+    switch (t->type) {
+    case LG_FLOAT32: case LG_FLOAT16: case LG_BFLOAT16: case LG_INT8: case LG_UINT8:
+    case LG_INT4: case LG_INT16:
+        return true;
+    case LG_INT32:
+        return t->quant != NULL && t->quant->n_scale > 0;
+    default:
+        return false;
+    }
+}
+
+lg_status lg_model_learned_params(const lg_model *m, uint64_t *out, lg_error *err) {
+    *out = 0;
+    uint8_t *claimed = calloc(m->n_buffers ? m->n_buffers : 1, 1);
+    if (!claimed) return lgi_fail(err, LG_ERR_NOMEM, "learned parameters: out of memory");
+    uint64_t total = 0;
+    for (uint32_t s = 0; s < m->n_subgraphs; s++) {
+        const lg_subgraph *sg = &m->subgraphs[s];
+        for (uint32_t i = 0; i < sg->n_tensors; i++) {
+            const lg_tensor *t = &sg->tensors[i];
+            const lg_buffer *buf = lg_tensor_buffer(m, t);
+            if (!buf || claimed[t->buffer]) continue;
+            claimed[t->buffer] = 1; /* the first tensor claims the buffer, as weights() */
+            int64_t numel = lg_tensor_numel(t);
+            if (weight_type(t) && numel >= 2) total += (uint64_t)numel;
+        }
+    }
+    free(claimed);
+    *out = total;
+    return LG_OK;
+}

@@ -295,3 +295,53 @@ LG_TEST(info_bad_arguments) {
     lg_info_free(NULL);
     lg_model_free(m);
 }
+
+/* lg_model_learned_params: conv_model holds w16 FLOAT16 [4,3,3,3] = 108 elements (a weight
+   type, counted), bias FLOAT32 [4] = 4 (counted), shape INT32 [2] (no quantization: not a
+   parameter). 108 + 4 = 112. */
+LG_TEST(info_learned_params_conv) {
+    lg_error err;
+    lg_model *m = conv_model(&err);
+    CHECK(m != NULL);
+    if (!m) return;
+    uint64_t n = 0;
+    CHECK_OK(lg_model_learned_params(m, &n, &err), &err);
+    CHECK_EQ_INT(n, 112);
+    lg_model_free(m);
+}
+
+/* Near-misses: a 1-element FLOAT32 constant (an epsilon) is not a parameter, a 2-element one
+   is; a buffer shared by two tensors counts once; INT32 with a scale (a quantized bias)
+   counts, plain INT32 does not. Expected 2 (eps2) + 3 (shared) + 2 (qbias) = 7. */
+LG_TEST(info_learned_params_near_miss) {
+    lg_error err;
+    lg_model *m = NULL;
+    CHECK_OK(lg_model_new(NULL, NULL, &m, &err), &err);
+    if (!m) return;
+    lg_builder b;
+    lg_builder_init(&b, m, 0);
+    float e1[1] = {1e-5f}, e2[2] = {1, 2}, sh[3] = {1, 2, 3};
+    int32_t qb[2] = {5, 6}, ix[2] = {0, 1};
+    int x = lg_b_tensor(&b, "x", LG_FLOAT32, LG_DIMS(3));
+    int c1 = lg_b_const_f32(&b, "eps", LG_DIMS(1), e1);
+    int c2 = lg_b_const_f32(&b, "eps2", LG_DIMS(2), e2);
+    int c3 = lg_b_const_f32(&b, "shared", LG_DIMS(3), sh);
+    int c4 = lg_b_const_i32(&b, "qbias", LG_DIMS(2), qb);
+    int c5 = lg_b_const_i32(&b, "idx", LG_DIMS(2), ix);
+    int y = lg_b_tensor(&b, "y", LG_FLOAT32, LG_DIMS(3));
+    lg_b_op(&b, LG_OP_ADD, LG_IDS(x, c1), LG_IDS(y));
+    lg_b_io(&b, LG_IDS(x), LG_IDS(y));
+    CHECK_OK(b.status, &b.err);
+    (void)c2; (void)c5;
+    lg_subgraph *sg = &m->subgraphs[0];
+    /* a second tensor on "shared"'s buffer */
+    int dup = lg_b_tensor(&b, "shared_alias", LG_FLOAT32, LG_DIMS(3));
+    sg = &m->subgraphs[0];
+    sg->tensors[dup].buffer = sg->tensors[c3].buffer;
+    float qs[1] = {0.5f};
+    CHECK_OK(lg_tensor_set_quant(m, 0, (uint32_t)c4, qs, NULL, 1, 0, &err), &err);
+    uint64_t n = 0;
+    CHECK_OK(lg_model_learned_params(m, &n, &err), &err);
+    CHECK_EQ_INT(n, 7);
+    lg_model_free(m);
+}
