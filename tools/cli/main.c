@@ -289,6 +289,7 @@ static const cli_verb verbs[] = {
      "                      longer is an error (exit 2), not a verdict\n"
      "  --json              print the report as JSON\n"
      "  -h, --help          show this help\n"},
+    {"prune", cmd_prune, cli_prune_summary, cli_prune_usage, cli_prune_help},
 };
 #define N_VERBS (sizeof verbs / sizeof verbs[0])
 

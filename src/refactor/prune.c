@@ -1,0 +1,265 @@
+/* Structured pruning surgery (lg/prune.h): the removed units of the selected groups become
+   removed indices per tensor axis; constants are sliced into new dense buffers (or, masked,
+   the consumers' input columns zeroed), runtime shapes shrink, every RESHAPE gets its new
+   target shape, and the result is validated with every op's shape re-inferred
+   (lg_model_validate_ops). Importance scores and the top-k selection. */
+#include "lg/graph.h"
+#include "lg/ops.h"
+#include "lg/prune.h"
+#include "internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct cut {
+    int32_t axis;            /* -1: untouched */
+    uint8_t *removed;        /* per index of axis */
+} cut;
+
+static lg_status check_sel(const lg_prune_groups *gs, const lg_prune_sel *sel, uint32_t n_sel, lg_error *err) {
+    for (uint32_t i = 0; i < n_sel; i++) {
+        if (sel[i].group >= gs->n_groups)
+            return lgi_fail(err, LG_ERR_INVALID_ARG, "prune: no group %u (the model has %u)", sel[i].group, gs->n_groups);
+        const lg_prune_group *g = &gs->groups[sel[i].group];
+        if (!g->prunable)
+            return lgi_fail(err, LG_ERR_INVALID_ARG, "prune: group %u (%s) is not prunable: %s", g->id, g->kind, g->why);
+        if (sel[i].n_keep < 1 || sel[i].n_keep > g->n_units || !sel[i].keep)
+            return lgi_fail(err, LG_ERR_INVALID_ARG, "prune: group %u: keep %u of %u units (at least 1)", g->id,
+                            sel[i].n_keep, g->n_units);
+        for (uint32_t k = 0; k < sel[i].n_keep; k++)
+            if (sel[i].keep[k] >= g->n_units || (k && sel[i].keep[k] <= sel[i].keep[k - 1]))
+                return lgi_fail(err, LG_ERR_INVALID_ARG,
+                                "prune: group %u: retained units must be ascending, distinct and below %u", g->id, g->n_units);
+        for (uint32_t j = 0; j < i; j++)
+            if (sel[j].group == sel[i].group)
+                return lgi_fail(err, LG_ERR_INVALID_ARG, "prune: group %u is selected twice", g->id);
+    }
+    return LG_OK;
+}
+
+static void cuts_free(cut *cs, uint32_t n) {
+    if (!cs) return;
+    for (uint32_t i = 0; i < n; i++) free(cs[i].removed);
+    free(cs);
+}
+
+/* Marks the removed indices of every member of the selected groups. */
+static lg_status mark(const lg_model *m, const lg_prune_groups *gs, const lg_prune_sel *sel, uint32_t n_sel,
+                      bool consumers_only, cut *cs, lg_error *err) {
+    const lg_subgraph *sg = &m->subgraphs[0];
+    for (uint32_t i = 0; i < n_sel; i++) {
+        const lg_prune_group *g = &gs->groups[sel[i].group];
+        uint8_t *kept = calloc(g->n_units, 1);
+        if (!kept) return lgi_fail(err, LG_ERR_NOMEM, "prune: out of memory");
+        for (uint32_t k = 0; k < sel[i].n_keep; k++) kept[sel[i].keep[k]] = 1;
+        for (uint32_t k = 0; k < g->n_members; k++) {
+            const lg_prune_member *mb = &g->members[k];
+            if (consumers_only && mb->role != LG_PRUNE_CONSUMER) continue;
+            cut *c = &cs[mb->tensor];
+            const lg_tensor *t = &sg->tensors[mb->tensor];
+            if (c->axis >= 0 && c->axis != mb->axis) {
+                free(kept);
+                return lgi_fail(err, LG_ERR_INVALID_ARG, "prune: tensor \"%s\" would be cut on two axes",
+                                t->name ? t->name : "");
+            }
+            if (!c->removed) {
+                c->removed = calloc((size_t)t->shape[mb->axis], 1);
+                if (!c->removed) { free(kept); return lgi_fail(err, LG_ERR_NOMEM, "prune: out of memory"); }
+            }
+            c->axis = mb->axis;
+            for (uint32_t u = 0; u < g->n_units; u++)
+                if (!kept[u])
+                    for (int32_t w = 0; w < mb->width; w++) c->removed[mb->offset + (int32_t)u * mb->width + w] = 1;
+        }
+        free(kept);
+    }
+    return LG_OK;
+}
+
+/* Copies (or zeroes, when zero) the float data of t without the removed indices of axis. */
+static lg_status slice_const(lg_model *m, int32_t ti, const cut *c, bool zero, lg_error *err) {
+    const lg_tensor *t = &m->subgraphs[0].tensors[ti];
+    const lg_buffer *b = lg_tensor_buffer(m, t);
+    int64_t numel = lg_tensor_numel(t);
+    if (!b || t->type != LG_FLOAT32 || numel < 0 || b->size != (uint64_t)numel * 4)
+        return lgi_fail(err, LG_ERR_INVALID_ARG, "prune: constant \"%s\" is not dense FLOAT32", t->name ? t->name : "");
+    int64_t outer = 1, inner = 1, d = t->shape[c->axis], kept = 0;
+    for (int32_t i = 0; i < c->axis; i++) outer *= t->shape[i];
+    for (uint32_t i = (uint32_t)c->axis + 1; i < t->rank; i++) inner *= t->shape[i];
+    for (int64_t i = 0; i < d; i++) kept += !c->removed[i];
+    const float *src = (const float *)(const void *)b->data;
+    int64_t n_new = zero ? numel : outer * kept * inner;
+    float *dst = malloc((size_t)(n_new ? n_new : 1) * sizeof(float));
+    if (!dst) return lgi_fail(err, LG_ERR_NOMEM, "prune: out of memory");
+    int64_t k = 0;
+    for (int64_t o = 0; o < outer; o++)
+        for (int64_t i = 0; i < d; i++) {
+            const float *s = src + (o * d + i) * inner;
+            if (zero) { for (int64_t j = 0; j < inner; j++) dst[k++] = c->removed[i] ? 0.0f : s[j]; }
+            else if (!c->removed[i]) { memcpy(dst + k, s, (size_t)inner * sizeof(float)); k += inner; }
+        }
+    int32_t shape[LG_MAX_RANK];
+    uint32_t rank = t->rank;
+    memcpy(shape, t->shape, rank * sizeof(int32_t));
+    if (!zero) shape[c->axis] = (int32_t)kept;
+    lg_status st = zero ? LG_OK : lg_tensor_set_shape(m, 0, ti, shape, rank, err);
+    if (st == LG_OK) st = lg_tensor_set_const(m, 0, ti, LG_FLOAT32, dst, (uint64_t)n_new * 4, err);
+    free(dst);
+    return st;
+}
+
+static lg_status shrink_runtime(lg_model *m, int32_t ti, const cut *c, lg_error *err) {
+    const lg_tensor *t = &m->subgraphs[0].tensors[ti];
+    int32_t d = t->shape[c->axis], kept = 0;
+    for (int32_t i = 0; i < d; i++) kept += !c->removed[i];
+    int32_t shape[LG_MAX_RANK], sig[LG_MAX_RANK];
+    uint32_t rank = t->rank, n_sig = t->n_shape_signature;
+    memcpy(shape, t->shape, rank * sizeof(int32_t));
+    shape[c->axis] = kept;
+    bool has_sig = t->shape_signature && n_sig == rank;
+    if (has_sig) {
+        memcpy(sig, t->shape_signature, n_sig * sizeof(int32_t));
+        if (sig[c->axis] >= 0) sig[c->axis] = kept;
+    }
+    lg_status st = lg_tensor_set_shape(m, 0, ti, shape, rank, err);
+    if (st == LG_OK && has_sig) st = lg_tensor_set_shape_signature(m, 0, (uint32_t)ti, sig, n_sig, err);
+    return st;
+}
+
+/* Every RESHAPE whose output shrank: a new shape constant (and new_shape option). */
+static lg_status fix_reshapes(lg_model *m, const cut *cs, lg_error *err) {
+    for (uint32_t i = 0; i < m->subgraphs[0].n_ops; i++) {
+        const lg_op *o = &m->subgraphs[0].ops[i];
+        if (lg_op_builtin(m, o) != LG_OP_RESHAPE || o->n_outputs != 1 || cs[o->outputs[0]].axis < 0) continue;
+        const lg_tensor *t = &m->subgraphs[0].tensors[o->outputs[0]];
+        int32_t shape[LG_MAX_RANK], dims = (int32_t)t->rank;
+        memcpy(shape, t->shape, t->rank * sizeof(int32_t));
+        lg_status st = LG_OK;
+        if (o->n_inputs > 1 && o->inputs[1] >= 0) {
+            int32_t nt;
+            char name[96];
+            snprintf(name, sizeof name, "prune/reshape_%u", i);
+            st = lg_subgraph_add_const(m, 0, name, LG_INT32, &dims, 1, shape, (uint64_t)dims * 4, &nt, err);
+            if (st == LG_OK) st = lg_op_set_input(m, 0, i, 1, nt, err);
+        }
+        o = &m->subgraphs[0].ops[i];
+        if (st == LG_OK && o->opts_kind == LG_OPTS_RESHAPE_OPTIONS && o->opts) {
+            lg_reshape_options ro = *(const lg_reshape_options *)o->opts;
+            if (ro.new_shape.data && ro.new_shape.n == (uint32_t)dims) {
+                ro.new_shape.data = shape;
+                st = lg_op_set_options(m, 0, i, LG_OPTS_RESHAPE_OPTIONS, &ro, err);
+            }
+        }
+        if (st != LG_OK) return st;
+    }
+    return LG_OK;
+}
+
+lg_status lg_prune_apply(const lg_model *m, const lg_prune_groups *gs, const lg_prune_sel *sel,
+                         uint32_t n_sel, lg_prune_mode mode, lg_model **out, lg_error *err) {
+    if (!out) return lgi_fail(err, LG_ERR_INVALID_ARG, "prune: no output");
+    *out = NULL;
+    if (!m || !gs || m->n_subgraphs == 0 || (n_sel && !sel))
+        return lgi_fail(err, LG_ERR_INVALID_ARG, "prune: bad arguments");
+    lg_status st = check_sel(gs, sel, n_sel, err);
+    if (st != LG_OK) return st;
+    uint32_t nt = m->subgraphs[0].n_tensors;
+    cut *cs = calloc(nt ? nt : 1, sizeof *cs);
+    if (!cs) return lgi_fail(err, LG_ERR_NOMEM, "prune: out of memory");
+    for (uint32_t i = 0; i < nt; i++) cs[i].axis = -1;
+    lg_model *r = NULL;
+    st = mark(m, gs, sel, n_sel, mode == LG_PRUNE_MASKED, cs, err);
+    if (st == LG_OK) st = lg_model_clone(m, &r, err);
+    for (uint32_t i = 0; st == LG_OK && i < nt; i++) {
+        if (cs[i].axis < 0) continue;
+        if (lg_tensor_is_const(r, 0, (int32_t)i)) st = slice_const(r, (int32_t)i, &cs[i], mode == LG_PRUNE_MASKED, err);
+        else if (mode == LG_PRUNE_PHYSICAL) st = shrink_runtime(r, (int32_t)i, &cs[i], err);
+    }
+    if (st == LG_OK && mode == LG_PRUNE_PHYSICAL) st = fix_reshapes(r, cs, err);
+    if (st == LG_OK) st = lg_model_compact(r, NULL, NULL, err);
+    if (st == LG_OK) st = lg_model_validate(r, err);
+    if (st == LG_OK) st = lg_model_validate_ops(r, err);
+    if (st != LG_OK) {
+        if (st != LG_ERR_NOMEM) lgi_error_prefix(err, "prune: the pruned model is invalid: ");
+        lg_model_free(r);
+        r = NULL;
+    }
+    cuts_free(cs, nt);
+    *out = r;
+    return st;
+}
+
+/* ---------------------------------------------------------------- importance */
+
+/* Sum of squares of t's entries per index of axis into acc (size dim(axis)). */
+static lg_status sq_per_index(const lg_model *m, int32_t ti, int32_t axis, double *acc, lg_error *err) {
+    const lg_tensor *t = &m->subgraphs[0].tensors[ti];
+    const lg_buffer *b = lg_tensor_buffer(m, t);
+    int64_t numel = lg_tensor_numel(t);
+    if (!b || t->type != LG_FLOAT32 || numel < 0 || b->size != (uint64_t)numel * 4)
+        return lgi_fail(err, LG_ERR_INVALID_ARG, "prune: constant \"%s\" is not dense FLOAT32", t->name ? t->name : "");
+    int64_t outer = 1, inner = 1, d = t->shape[axis];
+    for (int32_t i = 0; i < axis; i++) outer *= t->shape[i];
+    for (uint32_t i = (uint32_t)axis + 1; i < t->rank; i++) inner *= t->shape[i];
+    const float *x = (const float *)(const void *)b->data;
+    for (int64_t o = 0; o < outer; o++)
+        for (int64_t i = 0; i < d; i++)
+            for (int64_t j = 0; j < inner; j++) {
+                double v = x[(o * d + i) * inner + j];
+                acc[i] += v * v;
+            }
+    return LG_OK;
+}
+
+lg_status lg_prune_importance_magnitude(const lg_model *m, const lg_prune_group *g, double *out, lg_error *err) {
+    for (uint32_t u = 0; u < g->n_units; u++) out[u] = 0;
+    for (uint32_t k = 0; k < g->n_members; k++) {
+        const lg_prune_member *mb = &g->members[k];
+        if (mb->role != LG_PRUNE_PRODUCER || mb->slot != 1) continue;
+        int32_t d = m->subgraphs[0].tensors[mb->tensor].shape[mb->axis];
+        double *acc = calloc((size_t)d, sizeof(double));
+        if (!acc) return lgi_fail(err, LG_ERR_NOMEM, "prune: out of memory");
+        lg_status st = sq_per_index(m, mb->tensor, mb->axis, acc, err);
+        if (st != LG_OK) { free(acc); return st; }
+        for (uint32_t u = 0; u < g->n_units; u++) {
+            double s = 0;
+            for (int32_t w = 0; w < mb->width; w++) s += acc[mb->offset + (int32_t)u * mb->width + w];
+            out[u] += sqrt(s);
+        }
+        free(acc);
+    }
+    return LG_OK;
+}
+
+lg_status lg_prune_column_norms(const lg_model *m, const lg_prune_group *g, uint32_t member, double *out,
+                                lg_error *err) {
+    if (member >= g->n_members || g->members[member].role != LG_PRUNE_CONSUMER)
+        return lgi_fail(err, LG_ERR_INVALID_ARG, "prune: member %u is not a consumer", member);
+    const lg_prune_member *mb = &g->members[member];
+    int32_t d = m->subgraphs[0].tensors[mb->tensor].shape[mb->axis];
+    for (int32_t i = 0; i < d; i++) out[i] = 0;
+    lg_status st = sq_per_index(m, mb->tensor, mb->axis, out, err);
+    for (int32_t i = 0; st == LG_OK && i < d; i++) out[i] = sqrt(out[i]);
+    return st;
+}
+
+void lg_prune_top_k(const double *score, uint32_t n, uint32_t k, uint32_t *keep) {
+    /* selection by repeated max: n is a channel count (small); ties go to the lower index */
+    uint8_t *taken = calloc(n ? n : 1, 1);
+    if (!taken) {
+        for (uint32_t i = 0; i < k; i++) keep[i] = i;
+        return;
+    }
+    for (uint32_t j = 0; j < k && j < n; j++) {
+        uint32_t best = UINT32_MAX;
+        for (uint32_t i = 0; i < n; i++)
+            if (!taken[i] && (best == UINT32_MAX || score[i] > score[best])) best = i;
+        taken[best] = 1;
+    }
+    uint32_t o = 0;
+    for (uint32_t i = 0; i < n && o < k; i++)
+        if (taken[i]) keep[o++] = i;
+    free(taken);
+}
