@@ -61,9 +61,15 @@ typedef struct lg_prune_member {
 
 typedef struct lg_prune_group {
     uint32_t id;
-    const char *kind;        /* "ffn", "conv", "heads", "residual", "concat", "grouped", "fc" */
+    const char *kind;        /* "heads", "concat", "grouped", "residual", "coupled" (a binary op
+                                other than ADD/SUB joins producers, e.g. a squeeze-excite MUL),
+                                "depthwise", "conv", "ffn": the first that applies */
     bool conv;               /* its producers are CONV_2D (else FULLY_CONNECTED) */
     bool heads;              /* a reshape splits its channel axis into heads */
+    bool residual;           /* an ADD/SUB couples two producers' channels */
+    bool concat;             /* a CONCATENATION places the channels at an offset */
+    bool grouped;            /* a grouped CONV_2D: whole conv groups */
+    bool depthwise;          /* a DEPTHWISE_CONV_2D carries the channels */
     uint32_t n_units;        /* channels (or heads, conv groups) that can be removed */
     uint32_t unit;           /* base channels per unit */
     uint32_t n_base;         /* the producers' output channels */
@@ -102,6 +108,14 @@ typedef enum lg_prune_mode {
    selected twice. The result is validated (lg_model_validate, op shapes re-inferred). */
 lg_status lg_prune_apply(const lg_model *m, const lg_prune_groups *gs, const lg_prune_sel *sel,
                          uint32_t n_sel, lg_prune_mode mode, lg_model **out, lg_error *err);
+
+/* The learned parameters (lg_model_learned_params' rule: constants of >= 2 elements) the
+   selection removes, predicted from the group maps and the keep lists alone: for every
+   constant touched, its element count minus the product of its kept sizes per axis (a conv
+   filter that loses output rows to one group and input columns to another counts the
+   overlap once). */
+lg_status lg_prune_expected_params(const lg_model *m, const lg_prune_groups *gs, const lg_prune_sel *sel,
+                                   uint32_t n_sel, uint64_t *removed, lg_error *err);
 
 /* Magnitude importance of each unit: sum over the group's producer weights (not biases) of
    the L2 norm of the unit's rows. out has n_units entries. */

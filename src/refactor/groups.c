@@ -23,7 +23,7 @@
 typedef struct gb {
     lg_prune_member *mem; uint32_t n, cap;
     int32_t *seen;           /* per tensor: member index (runtime tensors), -1 */
-    bool prunable, fixed, heads, concat, grouped, conv, nomem;
+    bool prunable, fixed, heads, concat, grouped, depthwise, residual, conv, nomem;
     char why[256];
     uint32_t n_base, block, n_src;
     int32_t src_op;
@@ -164,7 +164,7 @@ static void other_operand(ctx *c, uint32_t gi, int32_t op, int32_t slot, int32_t
     if (o < 0) return;
     int32_t ro = (int32_t)T(c, o)->rank, oa = mb->axis - (r - ro);
     int32_t d = oa >= 0 ? dim(c, o, oa) : 1, full = dim(c, mb->tensor, mb->axis);
-    if (d == 1 && full != 1) return;
+    if (oa < 0 || (d == 1 && full != 1)) return;
     if (d != full) {
         fail(g, c, op, "operand \"%s\" has %d entries on the channel axis, not %d or 1", tname(c, o), (int)d, (int)full);
         return;
@@ -209,10 +209,14 @@ static void follow_reshape(ctx *c, gb *g, int32_t op, const lg_prune_member *mb)
     int64_t pre = 1;
     for (int32_t i = 0; i < a; i++) pre *= ti->shape[i];
     int64_t acc = 1;
+    /* the channel axis kept whole (unit axes added or removed around it) */
+    for (uint32_t j = 0; j < to->rank && acc <= pre; acc *= to->shape[j], j++)
+        if (acc == pre && to->shape[j] == ch) { add_runtime(c, g, op, out, (int32_t)j, mb->offset, mb->p_, mb->q_); return; }
+    acc = 1;
     for (uint32_t j = 0; j < to->rank; j++) {
         if (acc == pre) {
-            if (to->shape[j] == ch) { add_runtime(c, g, op, out, (int32_t)j, mb->offset, mb->p_, mb->q_); return; }
-            if (j + 1 < to->rank && to->shape[j] > 0 && (int64_t)to->shape[j] * to->shape[j + 1] == ch) {
+            if (j + 1 < to->rank && to->shape[j] > 1 && to->shape[j + 1] > 1 &&
+                (int64_t)to->shape[j] * to->shape[j + 1] == ch) {
                 int32_t d = to->shape[j + 1];
                 if (mb->offset % d) { fail(g, c, op, "the split into heads of %d cuts the channel offset %d", (int)d, (int)mb->offset); return; }
                 g->heads = true;
@@ -274,6 +278,7 @@ static void follow_conv(ctx *c, uint32_t gi, int32_t op, int32_t slot, const lg_
     if (depthwise) {
         if (cin <= 0 || wi % cin) { fail(g, c, op, "filter depth %d is not a multiple of %d inputs", (int)wi, (int)cin); return; }
         ig = 1; og = wi / cin;
+        g->depthwise = true;
     } else {
         if (wi <= 0 || cin % wi || wo % (cin / wi)) { fail(g, c, op, "%d input channels do not make groups of %d", (int)cin, (int)wi); return; }
         ig = wi; og = wo / (cin / wi);
@@ -424,6 +429,8 @@ static void resolve_couplings(ctx *c, uint32_t *par) {
             if (s < 0) continue;
             if (!same_map(&c->gs[h].mem[s], k->axis, k->off, k->p, k->q)) continue;
             found = true;
+            int32_t kc = code(c, k->op);
+            if (kc == LG_OP_ADD || kc == LG_OP_SUB) c->gs[k->g].residual = c->gs[h].residual = true;
             uint32_t ra = uf_find(par, k->g), rb = uf_find(par, h);
             if (ra != rb) par[ra < rb ? rb : ra] = ra < rb ? ra : rb;
         }
@@ -462,6 +469,7 @@ static void merge_into(ctx *c, gb *r, gb *h) {
     }
     if (!h->prunable && r->prunable) { r->prunable = false; memcpy(r->why, h->why, sizeof r->why); }
     r->fixed |= h->fixed; r->heads |= h->heads; r->concat |= h->concat; r->grouped |= h->grouped;
+    r->depthwise |= h->depthwise; r->residual |= h->residual;
     r->conv |= h->conv;
     r->block = lcm32(r->block, h->block);
     r->n_src += h->n_src;
@@ -504,11 +512,15 @@ static uint64_t params_per_unit(const ctx *c, const gb *g) {
     return n;
 }
 
+/* One word, the most constraining feature first; the flags say the rest. A split that is
+   not followed to a prunable end is not called heads. */
 static const char *kind_of(const gb *g) {
-    if (g->heads) return "heads";
-    if (g->n_src > 1) return "residual";
+    if (g->heads && (g->prunable || g->fixed)) return "heads";
     if (g->concat) return "concat";
     if (g->grouped) return "grouped";
+    if (g->residual) return "residual";
+    if (g->n_src > 1) return "coupled";
+    if (g->depthwise) return "depthwise";
     return g->conv ? "conv" : "ffn";
 }
 
@@ -560,7 +572,9 @@ static lg_status publish(ctx *c, uint32_t *par, lg_prune_groups **out, lg_error 
         pg->n_base = g->n_base;
         pg->n_units = g->n_base / unit;
         pg->n_producers = g->n_src;
-        pg->conv = g->conv; pg->heads = g->heads;
+        pg->conv = g->conv; pg->heads = g->heads && (g->prunable || g->fixed);
+        pg->concat = g->concat; pg->grouped = g->grouped; pg->depthwise = g->depthwise;
+        pg->residual = g->residual;
         for (uint32_t k = 0; k < g->n; k++) {
             lg_prune_member *mb = &g->mem[k];
             mb->width = (int32_t)((int64_t)unit * mb->p_ / mb->q_);

@@ -14,8 +14,8 @@
 #include <string.h>
 
 typedef struct cut {
-    int32_t axis;            /* -1: untouched */
-    uint8_t *removed;        /* per index of axis */
+    bool any;
+    uint8_t *removed[LG_MAX_RANK]; /* per axis (NULL: untouched), per index */
 } cut;
 
 static lg_status check_sel(const lg_prune_groups *gs, const lg_prune_sel *sel, uint32_t n_sel, lg_error *err) {
@@ -41,7 +41,8 @@ static lg_status check_sel(const lg_prune_groups *gs, const lg_prune_sel *sel, u
 
 static void cuts_free(cut *cs, uint32_t n) {
     if (!cs) return;
-    for (uint32_t i = 0; i < n; i++) free(cs[i].removed);
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t k = 0; k < LG_MAX_RANK; k++) free(cs[i].removed[k]);
     free(cs);
 }
 
@@ -59,51 +60,62 @@ static lg_status mark(const lg_model *m, const lg_prune_groups *gs, const lg_pru
             if (consumers_only && mb->role != LG_PRUNE_CONSUMER) continue;
             cut *c = &cs[mb->tensor];
             const lg_tensor *t = &sg->tensors[mb->tensor];
-            if (c->axis >= 0 && c->axis != mb->axis) {
+            if (mb->axis < 0 || (uint32_t)mb->axis >= t->rank || t->rank > LG_MAX_RANK) {
                 free(kept);
-                return lgi_fail(err, LG_ERR_INVALID_ARG, "prune: tensor \"%s\" would be cut on two axes",
-                                t->name ? t->name : "");
+                return lgi_fail(err, LG_ERR_INTERNAL, "prune: tensor \"%s\": bad axis %d", t->name ? t->name : "", (int)mb->axis);
             }
-            if (!c->removed) {
-                c->removed = calloc((size_t)t->shape[mb->axis], 1);
-                if (!c->removed) { free(kept); return lgi_fail(err, LG_ERR_NOMEM, "prune: out of memory"); }
+            uint8_t **r = &c->removed[mb->axis];
+            if (!*r && !(*r = calloc((size_t)t->shape[mb->axis] + 1, 1))) {
+                free(kept);
+                return lgi_fail(err, LG_ERR_NOMEM, "prune: out of memory");
             }
-            c->axis = mb->axis;
+            c->any = true;
             for (uint32_t u = 0; u < g->n_units; u++)
                 if (!kept[u])
-                    for (int32_t w = 0; w < mb->width; w++) c->removed[mb->offset + (int32_t)u * mb->width + w] = 1;
+                    for (int32_t w = 0; w < mb->width; w++) (*r)[mb->offset + (int32_t)u * mb->width + w] = 1;
         }
         free(kept);
     }
     return LG_OK;
 }
 
-/* Copies (or zeroes, when zero) the float data of t without the removed indices of axis. */
+static bool removed_at(const cut *c, uint32_t axis, int32_t i) { return c->removed[axis] && c->removed[axis][i]; }
+
+/* The shape of t without the removed indices. */
+static void cut_shape(const lg_tensor *t, const cut *c, int32_t *shape) {
+    for (uint32_t a = 0; a < t->rank; a++) {
+        shape[a] = 0;
+        for (int32_t i = 0; i < t->shape[a]; i++) shape[a] += !removed_at(c, a, i);
+    }
+}
+
+/* Copies the float data of t without the removed indices (or, zero, with them set to 0). */
 static lg_status slice_const(lg_model *m, int32_t ti, const cut *c, bool zero, lg_error *err) {
     const lg_tensor *t = &m->subgraphs[0].tensors[ti];
     const lg_buffer *b = lg_tensor_buffer(m, t);
     int64_t numel = lg_tensor_numel(t);
     if (!b || t->type != LG_FLOAT32 || numel < 0 || b->size != (uint64_t)numel * 4)
         return lgi_fail(err, LG_ERR_INVALID_ARG, "prune: constant \"%s\" is not dense FLOAT32", t->name ? t->name : "");
-    int64_t outer = 1, inner = 1, d = t->shape[c->axis], kept = 0;
-    for (int32_t i = 0; i < c->axis; i++) outer *= t->shape[i];
-    for (uint32_t i = (uint32_t)c->axis + 1; i < t->rank; i++) inner *= t->shape[i];
-    for (int64_t i = 0; i < d; i++) kept += !c->removed[i];
+    int32_t shape[LG_MAX_RANK], idx[LG_MAX_RANK] = {0};
+    uint32_t rank = t->rank;
+    cut_shape(t, c, shape);
+    int64_t n_new = 1;
+    for (uint32_t a = 0; a < rank; a++) n_new *= shape[a];
+    if (zero) n_new = numel;
     const float *src = (const float *)(const void *)b->data;
-    int64_t n_new = zero ? numel : outer * kept * inner;
     float *dst = malloc((size_t)(n_new ? n_new : 1) * sizeof(float));
     if (!dst) return lgi_fail(err, LG_ERR_NOMEM, "prune: out of memory");
     int64_t k = 0;
-    for (int64_t o = 0; o < outer; o++)
-        for (int64_t i = 0; i < d; i++) {
-            const float *s = src + (o * d + i) * inner;
-            if (zero) { for (int64_t j = 0; j < inner; j++) dst[k++] = c->removed[i] ? 0.0f : s[j]; }
-            else if (!c->removed[i]) { memcpy(dst + k, s, (size_t)inner * sizeof(float)); k += inner; }
+    for (int64_t e = 0; e < numel; e++) {
+        bool gone = false;
+        for (uint32_t a = 0; a < rank && !gone; a++) gone = removed_at(c, a, idx[a]);
+        if (zero) dst[k++] = gone ? 0.0f : src[e];
+        else if (!gone) dst[k++] = src[e];
+        for (int32_t a = (int32_t)rank - 1; a >= 0; a--) {   /* row-major odometer */
+            if (++idx[a] < t->shape[a]) break;
+            idx[a] = 0;
         }
-    int32_t shape[LG_MAX_RANK];
-    uint32_t rank = t->rank;
-    memcpy(shape, t->shape, rank * sizeof(int32_t));
-    if (!zero) shape[c->axis] = (int32_t)kept;
+    }
     lg_status st = zero ? LG_OK : lg_tensor_set_shape(m, 0, ti, shape, rank, err);
     if (st == LG_OK) st = lg_tensor_set_const(m, 0, ti, LG_FLOAT32, dst, (uint64_t)n_new * 4, err);
     free(dst);
@@ -112,16 +124,14 @@ static lg_status slice_const(lg_model *m, int32_t ti, const cut *c, bool zero, l
 
 static lg_status shrink_runtime(lg_model *m, int32_t ti, const cut *c, lg_error *err) {
     const lg_tensor *t = &m->subgraphs[0].tensors[ti];
-    int32_t d = t->shape[c->axis], kept = 0;
-    for (int32_t i = 0; i < d; i++) kept += !c->removed[i];
     int32_t shape[LG_MAX_RANK], sig[LG_MAX_RANK];
     uint32_t rank = t->rank, n_sig = t->n_shape_signature;
-    memcpy(shape, t->shape, rank * sizeof(int32_t));
-    shape[c->axis] = kept;
+    cut_shape(t, c, shape);
     bool has_sig = t->shape_signature && n_sig == rank;
     if (has_sig) {
         memcpy(sig, t->shape_signature, n_sig * sizeof(int32_t));
-        if (sig[c->axis] >= 0) sig[c->axis] = kept;
+        for (uint32_t a = 0; a < rank; a++)
+            if (sig[a] >= 0) sig[a] = shape[a];
     }
     lg_status st = lg_tensor_set_shape(m, 0, ti, shape, rank, err);
     if (st == LG_OK && has_sig) st = lg_tensor_set_shape_signature(m, 0, (uint32_t)ti, sig, n_sig, err);
@@ -132,7 +142,7 @@ static lg_status shrink_runtime(lg_model *m, int32_t ti, const cut *c, lg_error 
 static lg_status fix_reshapes(lg_model *m, const cut *cs, lg_error *err) {
     for (uint32_t i = 0; i < m->subgraphs[0].n_ops; i++) {
         const lg_op *o = &m->subgraphs[0].ops[i];
-        if (lg_op_builtin(m, o) != LG_OP_RESHAPE || o->n_outputs != 1 || cs[o->outputs[0]].axis < 0) continue;
+        if (lg_op_builtin(m, o) != LG_OP_RESHAPE || o->n_outputs != 1 || !cs[o->outputs[0]].any) continue;
         const lg_tensor *t = &m->subgraphs[0].tensors[o->outputs[0]];
         int32_t shape[LG_MAX_RANK], dims = (int32_t)t->rank;
         memcpy(shape, t->shape, t->rank * sizeof(int32_t));
@@ -168,12 +178,12 @@ lg_status lg_prune_apply(const lg_model *m, const lg_prune_groups *gs, const lg_
     uint32_t nt = m->subgraphs[0].n_tensors;
     cut *cs = calloc(nt ? nt : 1, sizeof *cs);
     if (!cs) return lgi_fail(err, LG_ERR_NOMEM, "prune: out of memory");
-    for (uint32_t i = 0; i < nt; i++) cs[i].axis = -1;
     lg_model *r = NULL;
     st = mark(m, gs, sel, n_sel, mode == LG_PRUNE_MASKED, cs, err);
     if (st == LG_OK) st = lg_model_clone(m, &r, err);
+    bool surgery = st == LG_OK;
     for (uint32_t i = 0; st == LG_OK && i < nt; i++) {
-        if (cs[i].axis < 0) continue;
+        if (!cs[i].any) continue;
         if (lg_tensor_is_const(r, 0, (int32_t)i)) st = slice_const(r, (int32_t)i, &cs[i], mode == LG_PRUNE_MASKED, err);
         else if (mode == LG_PRUNE_PHYSICAL) st = shrink_runtime(r, (int32_t)i, &cs[i], err);
     }
@@ -182,12 +192,36 @@ lg_status lg_prune_apply(const lg_model *m, const lg_prune_groups *gs, const lg_
     if (st == LG_OK) st = lg_model_validate(r, err);
     if (st == LG_OK) st = lg_model_validate_ops(r, err);
     if (st != LG_OK) {
-        if (st != LG_ERR_NOMEM) lgi_error_prefix(err, "prune: the pruned model is invalid: ");
+        if (st != LG_ERR_NOMEM && surgery) lgi_error_prefix(err, "prune: the pruned model is invalid: ");
         lg_model_free(r);
         r = NULL;
     }
     cuts_free(cs, nt);
     *out = r;
+    return st;
+}
+
+lg_status lg_prune_expected_params(const lg_model *m, const lg_prune_groups *gs, const lg_prune_sel *sel,
+                                   uint32_t n_sel, uint64_t *removed, lg_error *err) {
+    *removed = 0;
+    if (!m || !gs || m->n_subgraphs == 0) return lgi_fail(err, LG_ERR_INVALID_ARG, "prune: bad arguments");
+    lg_status st = check_sel(gs, sel, n_sel, err);
+    if (st != LG_OK) return st;
+    const lg_subgraph *sg = &m->subgraphs[0];
+    cut *cs = calloc(sg->n_tensors ? sg->n_tensors : 1, sizeof *cs);
+    if (!cs) return lgi_fail(err, LG_ERR_NOMEM, "prune: out of memory");
+    st = mark(m, gs, sel, n_sel, false, cs, err);
+    for (uint32_t i = 0; st == LG_OK && i < sg->n_tensors; i++) {
+        if (!cs[i].any || !lg_tensor_is_const(m, 0, (int32_t)i)) continue;
+        const lg_tensor *t = &sg->tensors[i];
+        int32_t shape[LG_MAX_RANK];
+        cut_shape(t, &cs[i], shape);
+        int64_t before = lg_tensor_numel(t), after = 1;
+        for (uint32_t a = 0; a < t->rank; a++) after *= shape[a];
+        /* the learned-parameter rule (lg/info.h): constants of at least 2 elements */
+        *removed += (uint64_t)((before >= 2 ? before : 0) - (after >= 2 ? after : 0));
+    }
+    cuts_free(cs, sg->n_tensors);
     return st;
 }
 

@@ -57,7 +57,7 @@ const char cli_prune_help[] =
     "  --calib DIR         calibration inputs (.npy per set): importance, the proof, the refit\n"
     "  --refit             ridge-refit every pruned FFN's consumer FC on --calib so that its\n"
     "                      output matches the original model's\n"
-    "  --lambda L          the refit's ridge strength (scale-free, default 1e-3)\n"
+    "  --lambda L          the refit's ridge strength (scale-free, default 0.01)\n"
     "  --eval DIR          evaluation inputs: the output error of pruned vs original before and\n"
     "                      after the refit\n"
     "  --evidence DIR      write an evidence record of the change into DIR (must not exist)\n"
@@ -110,6 +110,11 @@ static void json_group(json_w *j, const lg_model *m, const lg_prune_group *g, bo
     json_key_uint(j, "n_units", g->n_units);
     json_key_uint(j, "unit", g->unit);
     json_key_uint(j, "n_producers", g->n_producers);
+    json_key_bool(j, "residual", g->residual);
+    json_key_bool(j, "concat", g->concat);
+    json_key_bool(j, "grouped", g->grouped);
+    json_key_bool(j, "depthwise", g->depthwise);
+    json_key_bool(j, "heads", g->heads);
     json_key_bool(j, "prunable", g->prunable);
     json_key_bool(j, "fixed", g->fixed);
     if (g->prunable) { json_key(j, "why"); json_null(j); }
@@ -514,7 +519,7 @@ static int print_report(const p_args *a, const lg_model *m, const lg_prune_group
 
 static int do_refit(const p_args *a, const lg_model *m, const lg_prune_groups *gs, const plan *p,
                     const cli_calib *cal, lg_model *pr, report *r) {
-    double lambda = 1e-3;
+    double lambda = 1e-2;
     if (a->lambda) {
         char *end;
         lambda = strtod(a->lambda, &end);
@@ -623,13 +628,9 @@ static int prune_run(int argc, char **argv, const cli_verb *v, const p_args *a, 
     /* parameters */
     if (!rc && (lg_model_learned_params(m, &r.p_before, &err) != LG_OK || lg_model_learned_params(pr, &r.p_after, &err) != LG_OK))
         rc = cli_lib_error(a->model, &err);
-    if (!rc) {
-        r.p_expected = r.p_before;
-        for (uint32_t i = 0; i < p.n_sel; i++) {
-            const lg_prune_group *g = &gs->groups[p.sel[i].group];
-            r.p_expected -= (uint64_t)(g->n_units - p.sel[i].n_keep) * g->params_per_unit;
-        }
-    }
+    uint64_t gone = 0;
+    if (!rc && lg_prune_expected_params(m, gs, p.sel, p.n_sel, &gone, &err) != LG_OK) rc = cli_lib_error(a->model, &err);
+    if (!rc) r.p_expected = r.p_before - gone;
     /* eval before the refit, the refit, eval after */
     if (!rc && a->eval) {
         free(o_pr); o_pr = NULL;
