@@ -502,7 +502,8 @@ static uint64_t params_per_unit(const ctx *c, const gb *g) {
         const lg_prune_member *mb = &g->mem[i];
         if (mb->role == LG_PRUNE_TRANSPARENT) continue;
         bool dup = false;
-        for (uint32_t j = 0; j < i && !dup; j++) dup = g->mem[j].tensor == mb->tensor && g->mem[j].role != LG_PRUNE_TRANSPARENT;
+        for (uint32_t j = 0; j < i && !dup; j++)
+            dup = g->mem[j].tensor == mb->tensor && g->mem[j].axis == mb->axis && g->mem[j].role != LG_PRUNE_TRANSPARENT;
         if (dup) continue;
         int64_t numel = lg_tensor_numel(T(c, mb->tensor));
         int32_t d = dim(c, mb->tensor, mb->axis);
