@@ -288,8 +288,9 @@ static int pick_groups(const cli_verb *v, const p_args *a, const lg_prune_groups
         if (g >= gs->n_groups) return cli_error("prune: %s has no group %u (%u groups; see --list)", a->model, g, gs->n_groups);
         const lg_prune_group *gr = &gs->groups[g];
         if (!gr->prunable)
-            return cli_error("prune: %s: group %u (%s) is %s", a->model, g, gr->kind,
-                             gr->fixed ? "fixed (model output): the public interface stays" : "not prunable");
+            return cli_error("prune: %s: group %u (%s) is %s%s", a->model, g, gr->kind,
+                             gr->fixed ? "fixed (model output): the public interface stays" : "not prunable: ",
+                             gr->fixed ? "" : gr->why);
         for (uint32_t k = 0; k < p->n_sel; k++)
             if (p->sel[k].group == g) return cli_usage_error(v, "--group %u given twice", g);
         p->sel[p->n_sel++].group = g;
@@ -307,6 +308,12 @@ static int pick_groups(const cli_verb *v, const p_args *a, const lg_prune_groups
             bool want = (a->heads && gr->heads) || (a->ffn && !gr->conv && !gr->heads) || (a->conv && gr->conv && !gr->heads);
             if (want) return cli_error("prune: %s: no prunable %s group; group %u (%s) is %s%s", a->model, what, g, gr->kind,
                                        gr->fixed ? "fixed (model output)" : "not prunable: ", gr->fixed ? "" : gr->why);
+        }
+        for (uint32_t g = 0; g < gs->n_groups; g++) {
+            const lg_prune_group *gr = &gs->groups[g];
+            if (!gr->prunable && !gr->fixed)
+                return cli_error("prune: %s: no prunable %s group; group %u (%s) is not prunable: %s", a->model, what, g,
+                                 gr->kind, gr->why);
         }
         return cli_error("prune: %s: no %s group (see --list)", a->model, what);
     }
