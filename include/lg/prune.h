@@ -100,7 +100,11 @@ typedef struct lg_prune_sel {
 
 typedef enum lg_prune_mode {
     LG_PRUNE_PHYSICAL = 0,   /* smaller dense constants, every shape re-inferred */
-    LG_PRUNE_MASKED = 1      /* same shapes; the consumers' input columns of removed units 0 */
+    LG_PRUNE_MASKED = 1,     /* same shapes; the consumers' input columns of removed units 0 */
+    LG_PRUNE_MASKED_ROWS = 2 /* same shapes; the producers' rows and biases of removed units 0
+                                (the handbook's masking of the hidden activations: equal to
+                                the pruned model when the carrying ops map 0 to 0, as ReLU
+                                and GELU do, not when e.g. a bias is added after the FC) */
 } lg_prune_mode;
 
 /* A new model with the selected groups pruned (or masked). Refuses (LG_ERR_INVALID_ARG,

@@ -48,7 +48,7 @@ static void cuts_free(cut *cs, uint32_t n) {
 
 /* Marks the removed indices of every member of the selected groups. */
 static lg_status mark(const lg_model *m, const lg_prune_groups *gs, const lg_prune_sel *sel, uint32_t n_sel,
-                      bool consumers_only, cut *cs, lg_error *err) {
+                      lg_prune_mode mode, cut *cs, lg_error *err) {
     const lg_subgraph *sg = &m->subgraphs[0];
     for (uint32_t i = 0; i < n_sel; i++) {
         const lg_prune_group *g = &gs->groups[sel[i].group];
@@ -57,7 +57,8 @@ static lg_status mark(const lg_model *m, const lg_prune_groups *gs, const lg_pru
         for (uint32_t k = 0; k < sel[i].n_keep; k++) kept[sel[i].keep[k]] = 1;
         for (uint32_t k = 0; k < g->n_members; k++) {
             const lg_prune_member *mb = &g->members[k];
-            if (consumers_only && mb->role != LG_PRUNE_CONSUMER) continue;
+            if (mode == LG_PRUNE_MASKED && mb->role != LG_PRUNE_CONSUMER) continue;
+            if (mode == LG_PRUNE_MASKED_ROWS && mb->role != LG_PRUNE_PRODUCER) continue;
             cut *c = &cs[mb->tensor];
             const lg_tensor *t = &sg->tensors[mb->tensor];
             if (mb->axis < 0 || (uint32_t)mb->axis >= t->rank || t->rank > LG_MAX_RANK) {
@@ -179,12 +180,12 @@ lg_status lg_prune_apply(const lg_model *m, const lg_prune_groups *gs, const lg_
     cut *cs = calloc(nt ? nt : 1, sizeof *cs);
     if (!cs) return lgi_fail(err, LG_ERR_NOMEM, "prune: out of memory");
     lg_model *r = NULL;
-    st = mark(m, gs, sel, n_sel, mode == LG_PRUNE_MASKED, cs, err);
+    st = mark(m, gs, sel, n_sel, mode, cs, err);
     if (st == LG_OK) st = lg_model_clone(m, &r, err);
     bool surgery = st == LG_OK;
     for (uint32_t i = 0; st == LG_OK && i < nt; i++) {
         if (!cs[i].any) continue;
-        if (lg_tensor_is_const(r, 0, (int32_t)i)) st = slice_const(r, (int32_t)i, &cs[i], mode == LG_PRUNE_MASKED, err);
+        if (lg_tensor_is_const(r, 0, (int32_t)i)) st = slice_const(r, (int32_t)i, &cs[i], mode != LG_PRUNE_PHYSICAL, err);
         else if (mode == LG_PRUNE_PHYSICAL) st = shrink_runtime(r, (int32_t)i, &cs[i], err);
     }
     if (st == LG_OK && mode == LG_PRUNE_PHYSICAL) st = fix_reshapes(r, cs, err);
@@ -210,7 +211,7 @@ lg_status lg_prune_expected_params(const lg_model *m, const lg_prune_groups *gs,
     const lg_subgraph *sg = &m->subgraphs[0];
     cut *cs = calloc(sg->n_tensors ? sg->n_tensors : 1, sizeof *cs);
     if (!cs) return lgi_fail(err, LG_ERR_NOMEM, "prune: out of memory");
-    st = mark(m, gs, sel, n_sel, false, cs, err);
+    st = mark(m, gs, sel, n_sel, LG_PRUNE_PHYSICAL, cs, err);
     for (uint32_t i = 0; st == LG_OK && i < sg->n_tensors; i++) {
         if (!cs[i].any || !lg_tensor_is_const(m, 0, (int32_t)i)) continue;
         const lg_tensor *t = &sg->tensors[i];

@@ -157,6 +157,21 @@ LG_TEST(prune_ffn_group_and_surgery) {
         CHECK_NEAR(yp[0], 16.25, 1e-5); CHECK_NEAR(yp[1], 33.75, 1e-5);
         CHECK_NEAR(ym[0], yp[0], 1e-6); CHECK_NEAR(ym[1], yp[1], 1e-6);
     }
+    /* the handbook's masking: W1 row 0 and b1[0] zeroed; ReLU(0) = 0 so y equals the pruned
+       model's [16.25, 33.75] */
+    lg_model *mr = NULL;
+    CHECK_OK(lg_prune_apply(m, gs, &sel, 1, LG_PRUNE_MASKED_ROWS, &mr, &e), &e);
+    if (mr) {
+        int32_t shape[8]; uint32_t rank;
+        const float *w1 = const_data(mr, "h.w", shape, &rank), *b1 = const_data(mr, "h.b", shape, &rank);
+        CHECK(w1 && b1 && shape[0] == 3);
+        if (w1 && b1) { CHECK(w1[0] == 0 && w1[5] == 3 && b1[0] == 0 && b1[1] == -1); }
+        const float x[4] = {1, 1, 1, 1};
+        float yr[2];
+        CHECK(run1(mr, x, 4, yr, 2));
+        CHECK_NEAR(yr[0], 16.25, 1e-5); CHECK_NEAR(yr[1], 33.75, 1e-5);
+    }
+    lg_model_free(mr);
     lg_model_free(p); lg_model_free(mk);
     /* refusals: the fixed group, a keep list out of order, keeping none */
     uint32_t bad[2] = {2, 1};

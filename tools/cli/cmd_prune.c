@@ -36,9 +36,10 @@ const char cli_prune_help[] =
     "op and why are named), and asking for it is refused.\n"
     "\n"
     "The written model has smaller dense constants, every shape re-inferred and validated. The\n"
-    "surgery proof: the masked model (original shapes, the consumers' input columns of the\n"
-    "removed channels zeroed) and the pruned model run in fp32 on the pattern fill and on\n"
-    "--calib; max|pruned - masked| / max|masked| must be <= 1e-5. The retained indices (ascending)\n"
+    "surgery proof: the masked model (original shapes; the producers' rows of the removed\n"
+    "channels zeroed when the channels then reach the consumers as zeros, else the consumers'\n"
+    "input columns zeroed) and the pruned model run in fp32 on the pattern fill and on --calib;\n"
+    "max|pruned - masked| / max|masked| must be <= 1e-5. The retained indices (ascending)\n"
     "are stored in the output's metadata \"litegpu.prune\" (JSON).\n"
     "\n"
     "arguments:\n"
@@ -393,6 +394,65 @@ static int score_group(const p_args *a, const lg_model *m, const lg_prune_group 
     return rc;
 }
 
+/* ---------------------------------------------------------------- masking */
+
+/* Whether, in the model masked by producer rows, every removed channel reaches every
+   consumer of its group as exact zeros on every case (the carrying ops map 0 to 0). */
+static int rows_reach_zero(const lg_model *mk, const lg_prune_groups *gs, const plan *p, const cases *cs, bool *zero) {
+    *zero = false;
+    lg_interp *it = NULL;
+    lg_run_options ro;
+    memset(&ro, 0, sizeof ro);
+    ro.keep_all = true;
+    lg_error err;
+    if (lg_interp_create(mk, &ro, &it, &err) != LG_OK) return cli_lib_error("the masked model", &err);
+    bool all = true;
+    for (uint32_t c = 0; all && c < cs->n; c++) {
+        for (uint32_t i = 0; i < cs->n_inputs; i++) {
+            lg_tensor_view v;
+            lg_interp_input(it, i, &v);
+            if (lg_interp_set_input(it, i, LG_FLOAT32, cs->ptrs[c][i], (uint64_t)v.numel * 4, &err) != LG_OK) {
+                lg_interp_free(it);
+                return cli_lib_error("the masked model", &err);
+            }
+        }
+        if (lg_interp_invoke(it, &err) != LG_OK) { lg_interp_free(it); return cli_lib_error("the masked model", &err); }
+        for (uint32_t s = 0; all && s < p->n_sel; s++) {
+            const lg_prune_group *g = &gs->groups[p->sel[s].group];
+            uint8_t *kept = calloc(g->n_units, 1);
+            if (!kept) { lg_interp_free(it); return cli_error("out of memory"); }
+            for (uint32_t k = 0; k < p->sel[s].n_keep; k++) kept[p->sel[s].keep[k]] = 1;
+            for (uint32_t k = 0; all && k < g->n_members; k++) {
+                if (g->members[k].role != LG_PRUNE_CONSUMER) continue;
+                int32_t t = mk->subgraphs[0].ops[g->members[k].op].inputs[0];
+                const lg_prune_member *am = NULL;
+                for (uint32_t j = 0; j < g->n_members && !am; j++)
+                    if (g->members[j].tensor == t && g->members[j].role == LG_PRUNE_TRANSPARENT) am = &g->members[j];
+                lg_tensor_view v;
+                if (!am || lg_interp_tensor(it, t, &v) != LG_OK || v.type != LG_FLOAT32) { all = false; break; }
+                int64_t outer = 1, inner = 1;
+                for (int32_t d = 0; d < am->axis; d++) outer *= v.shape[d];
+                for (uint32_t d = (uint32_t)am->axis + 1; d < v.rank; d++) inner *= v.shape[d];
+                int64_t dim = v.shape[am->axis];
+                const float *x = v.data;
+                for (uint32_t u = 0; all && u < g->n_units; u++) {
+                    if (kept[u]) continue;
+                    for (int32_t w = 0; all && w < am->width; w++) {
+                        int64_t ci = am->offset + (int64_t)u * am->width + w;
+                        for (int64_t o = 0; all && o < outer; o++)
+                            for (int64_t in = 0; in < inner; in++)
+                                if (x[(o * dim + ci) * inner + in] != 0.0f) { all = false; break; }
+                    }
+                }
+            }
+            free(kept);
+        }
+    }
+    lg_interp_free(it);
+    *zero = all;
+    return CLI_OK;
+}
+
 /* ---------------------------------------------------------------- the report */
 
 typedef struct report {
@@ -400,6 +460,7 @@ typedef struct report {
     diff proof;
     uint32_t n_proof_cases;
     bool proof_ok;
+    const char *masking;            /* "producer rows" or "consumer columns" */
     bool refit; uint32_t n_refit;
     double fit_before, fit_after;   /* worst calibration fit error over the refitted FCs */
     bool has_eval; uint32_t n_eval;
@@ -470,6 +531,7 @@ static int print_report(const p_args *a, const lg_model *m, const lg_prune_group
         json_key(&j, "masked_equivalence");
         json_obj_open_flat(&j);
         json_key_uint(&j, "n_cases", r->n_proof_cases);
+        json_key_str(&j, "masking", r->masking);
         json_key_double(&j, "max_abs", r->proof.max_abs);
         json_key_double(&j, "max_ref", r->proof.max_ref);
         json_key_double(&j, "rel", r->proof.rel);
@@ -510,8 +572,8 @@ static int print_report(const p_args *a, const lg_model *m, const lg_prune_group
     }
     printf("params: %llu -> %llu (expected from the shapes %llu)\n", (unsigned long long)r->p_before,
            (unsigned long long)r->p_after, (unsigned long long)r->p_expected);
-    printf("masked equivalence: max|pruned-masked| %.3g, /max|masked| %.3g on %u input set(s): %s\n", r->proof.max_abs,
-           r->proof.rel, r->n_proof_cases, r->proof_ok ? "ok (<= 1e-5)" : "FAILED (> 1e-5)");
+    printf("masked equivalence (%s zeroed): max|pruned-masked| %.3g, /max|masked| %.3g on %u input set(s): %s\n",
+           r->masking, r->proof.max_abs, r->proof.rel, r->n_proof_cases, r->proof_ok ? "ok (<= 1e-5)" : "FAILED (> 1e-5)");
     if (r->refit)
         printf("refit: %u FC(s), calibration fit error %.4g -> %.4g\n", r->n_refit, r->fit_before, r->fit_after);
     if (r->has_eval) {
@@ -620,9 +682,18 @@ static int prune_run(int argc, char **argv, const cli_verb *v, const p_args *a, 
         p.sel[i].n_keep = k;
     }
     if (!rc && lg_prune_apply(m, gs, p.sel, p.n_sel, LG_PRUNE_PHYSICAL, &pr, &err) != LG_OK) rc = cli_lib_error(a->model, &err);
-    if (!rc && lg_prune_apply(m, gs, p.sel, p.n_sel, LG_PRUNE_MASKED, &mk, &err) != LG_OK) rc = cli_lib_error(a->model, &err);
-    /* the surgery proof */
+    /* the surgery proof: the handbook's masking (producer rows zeroed) when the removed
+       channels then reach every consumer as exact zeros, else the consumers' columns zeroed */
     if (!rc) rc = cases_make(m, a->calib ? &cal : NULL, &cs);
+    if (!rc && lg_prune_apply(m, gs, p.sel, p.n_sel, LG_PRUNE_MASKED_ROWS, &mk, &err) != LG_OK) rc = cli_lib_error(a->model, &err);
+    bool rows = false;
+    if (!rc) rc = rows_reach_zero(mk, gs, &p, &cs, &rows);
+    if (!rc && !rows) {
+        lg_model_free(mk);
+        mk = NULL;
+        if (lg_prune_apply(m, gs, p.sel, p.n_sel, LG_PRUNE_MASKED, &mk, &err) != LG_OK) rc = cli_lib_error(a->model, &err);
+    }
+    r.masking = rows ? "producer rows" : "consumer columns";
     int64_t n1 = 0, n2 = 0, n3 = 0;
     if (!rc) rc = run_all(pr, a->out, cs.ptrs, cs.n, &o_pr, &n1);
     if (!rc) rc = run_all(mk, "the masked model", cs.ptrs, cs.n, &o_mk, &n2);
@@ -662,9 +733,9 @@ static int prune_run(int argc, char **argv, const cli_verb *v, const p_args *a, 
         snprintf(change, sizeof change, "{\"kind\":\"prune\",\"importance\":\"%s\",\"n_params_before\":%llu,\"n_params_after\":%llu}",
                  a->importance ? a->importance : "magnitude", (unsigned long long)r.p_before, (unsigned long long)r.p_after);
         snprintf(checks, sizeof checks,
-                 "[{\"check\":\"masked_equivalence\",\"max_abs\":%.9g,\"rel\":%.9g,\"ok\":%s},"
+                 "[{\"check\":\"masked_equivalence\",\"masking\":\"%s\",\"max_abs\":%.9g,\"rel\":%.9g,\"ok\":%s},"
                  "{\"check\":\"n_params_match_shapes\",\"n_params\":%llu,\"expected\":%llu,\"ok\":%s}]",
-                 r.proof.max_abs, r.proof.rel, r.proof_ok ? "true" : "false", (unsigned long long)r.p_after,
+                 r.masking, r.proof.max_abs, r.proof.rel, r.proof_ok ? "true" : "false", (unsigned long long)r.p_after,
                  (unsigned long long)r.p_expected, r.p_after == r.p_expected ? "true" : "false");
         /* the metadata JSON carries the retained indices: the primary change */
         size_t cl = strlen(meta) + strlen(change) + 32;
