@@ -136,8 +136,9 @@ int32_t lg_prune_first_consumer(const lg_prune_group *g);
 lg_status lg_prune_column_norms(const lg_model *m, const lg_prune_group *g, uint32_t member,
                                 double *out, lg_error *err);
 
-/* Top-k selection: the k largest scores (ties to the lower index), returned ascending. */
-void lg_prune_top_k(const double *score, uint32_t n, uint32_t k, uint32_t *keep);
+/* Top-k selection: the k largest scores (ties to the lower index, NaN last), returned
+   ascending in keep[k]. LG_ERR_INVALID_ARG when k > n. */
+lg_status lg_prune_top_k(const double *score, uint32_t n, uint32_t k, uint32_t *keep, lg_error *err);
 
 #ifdef __cplusplus
 }

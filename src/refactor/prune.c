@@ -280,21 +280,22 @@ lg_status lg_prune_column_norms(const lg_model *m, const lg_prune_group *g, uint
     return st;
 }
 
-void lg_prune_top_k(const double *score, uint32_t n, uint32_t k, uint32_t *keep) {
-    /* selection by repeated max: n is a channel count (small); ties go to the lower index */
+lg_status lg_prune_top_k(const double *score, uint32_t n, uint32_t k, uint32_t *keep, lg_error *err) {
+    if (!score || !keep || k > n) return lgi_fail(err, LG_ERR_INVALID_ARG, "prune: keep %u of %u", k, n);
+    /* selection by repeated max (n is a channel count); ties go to the lower index, and a NaN
+       score never beats a number */
     uint8_t *taken = calloc(n ? n : 1, 1);
-    if (!taken) {
-        for (uint32_t i = 0; i < k; i++) keep[i] = i;
-        return;
-    }
-    for (uint32_t j = 0; j < k && j < n; j++) {
+    if (!taken) return lgi_fail(err, LG_ERR_NOMEM, "prune: out of memory");
+    for (uint32_t j = 0; j < k; j++) {
         uint32_t best = UINT32_MAX;
         for (uint32_t i = 0; i < n; i++)
-            if (!taken[i] && (best == UINT32_MAX || score[i] > score[best])) best = i;
+            if (!taken[i] && (best == UINT32_MAX || score[i] > score[best] || (isnan(score[best]) && !isnan(score[i]))))
+                best = i;
         taken[best] = 1;
     }
     uint32_t o = 0;
     for (uint32_t i = 0; i < n && o < k; i++)
         if (taken[i]) keep[o++] = i;
     free(taken);
+    return LG_OK;
 }

@@ -123,7 +123,7 @@ LG_TEST(prune_ffn_group_and_surgery) {
     CHECK_OK(lg_prune_importance_magnitude(m, g, sc, &e), &e);
     CHECK_NEAR(sc[0], 1, 1e-12); CHECK_NEAR(sc[1], 3, 1e-12); CHECK_NEAR(sc[2], 2, 1e-12);
     uint32_t keep[2];
-    lg_prune_top_k(sc, 3, 2, keep);
+    CHECK_OK(lg_prune_top_k(sc, 3, 2, keep, &e), &e);
     CHECK_EQ_INT(keep[0], 1); CHECK_EQ_INT(keep[1], 2);
 
     lg_prune_sel sel = {.group = 0, .keep = keep, .n_keep = 2};
@@ -591,14 +591,17 @@ LG_TEST(prune_reshape_mixing_refused) {
 
 /* the kept set: the k largest, ties to the lower index, ascending */
 LG_TEST(prune_top_k_ties) {
-    const double s[4] = {1, 3, 3, 2}, t[3] = {5, 5, 5};
-    uint32_t k[3];
-    lg_prune_top_k(s, 4, 2, k);
+    const double s[4] = {1, 3, 3, 2}, t[3] = {5, 5, 5}, nn[3] = {NAN, 1, 2};
+    uint32_t k[3]; lg_error e;
+    CHECK_OK(lg_prune_top_k(s, 4, 2, k, &e), &e);
     CHECK_EQ_INT(k[0], 1); CHECK_EQ_INT(k[1], 2);
-    lg_prune_top_k(s, 4, 3, k);
+    CHECK_OK(lg_prune_top_k(s, 4, 3, k, &e), &e);
     CHECK_EQ_INT(k[0], 1); CHECK_EQ_INT(k[1], 2); CHECK_EQ_INT(k[2], 3);
-    lg_prune_top_k(t, 3, 1, k);
+    CHECK_OK(lg_prune_top_k(t, 3, 1, k, &e), &e);
     CHECK_EQ_INT(k[0], 0);
-    lg_prune_top_k(t, 3, 2, k);
+    CHECK_OK(lg_prune_top_k(t, 3, 2, k, &e), &e);
     CHECK_EQ_INT(k[0], 0); CHECK_EQ_INT(k[1], 1);
+    CHECK_OK(lg_prune_top_k(nn, 3, 2, k, &e), &e);   /* the NaN loses */
+    CHECK_EQ_INT(k[0], 1); CHECK_EQ_INT(k[1], 2);
+    CHECK(lg_prune_top_k(s, 4, 5, k, &e) == LG_ERR_INVALID_ARG);
 }

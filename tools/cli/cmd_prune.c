@@ -677,7 +677,7 @@ static int prune_run(int argc, char **argv, const cli_verb *v, const p_args *a, 
         if (!p.score[i] || !p.keep[i]) { rc = cli_error("out of memory"); break; }
         rc = score_group(a, m, g, &cal, p.score[i]);
         if (rc) break;
-        lg_prune_top_k(p.score[i], g->n_units, k, p.keep[i]);
+        if (lg_prune_top_k(p.score[i], g->n_units, k, p.keep[i], &err) != LG_OK) { rc = cli_lib_error(a->model, &err); break; }
         p.sel[i].keep = p.keep[i];
         p.sel[i].n_keep = k;
     }
