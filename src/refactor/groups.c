@@ -61,6 +61,19 @@ static int32_t dim(const ctx *c, int32_t t, int32_t a) {
 static const lg_op *OP(const ctx *c, int32_t op) { return &c->sg->ops[op]; }
 static int32_t code(const ctx *c, int32_t op) { return lg_op_builtin(c->m, OP(c, op)); }
 static bool is_const(const ctx *c, int32_t t) { return t >= 0 && lg_tensor_is_const(c->m, 0, t); }
+/* A weight stored as FLOAT16 and read through DEQUANTIZE (convert --weights-fp16, quantize
+   --mode fp16): the constant behind t, or -1. */
+static int32_t deq_source(const ctx *c, int32_t t) {
+    if (t < 0 || is_const(c, t)) return -1;
+    int32_t p = lg_graph_producer(c->gr, t);
+    if (p < 0 || lg_op_builtin(c->m, &c->sg->ops[p]) != LG_OP_DEQUANTIZE || c->sg->ops[p].n_inputs != 1) return -1;
+    int32_t s = c->sg->ops[p].inputs[0];
+    const lg_tensor *ts = s >= 0 ? &c->sg->tensors[s] : NULL;
+    if (!ts || !is_const(c, s) || ts->type != LG_FLOAT16 || ts->quant || ts->sparsity) return -1;
+    return s;
+}
+/* A constant, or a FLOAT16 constant through DEQUANTIZE. */
+static bool is_weight(const ctx *c, int32_t t) { return is_const(c, t) || deq_source(c, t) >= 0; }
 
 static void fail(gb *g, const ctx *c, int32_t op, const char *fmt, ...) LGI_PRINTF(4, 5);
 static void fail(gb *g, const ctx *c, int32_t op, const char *fmt, ...) {
@@ -131,6 +144,20 @@ static void add_const(ctx *c, gb *g, int32_t op, int32_t slot, int32_t axis, int
                       int32_t q, lg_prune_role role) {
     int32_t t = OP(c, op)->inputs[slot];
     reduce(&p, &q);
+    int32_t src = deq_source(c, t);
+    if (src >= 0) {
+        /* the DEQUANTIZE output (a runtime tensor: its shape shrinks) and the FLOAT16 constant */
+        if (!fits(c, g, op, t, axis, off, p, q)) return;
+        g->block = lcm32(g->block, (uint32_t)q);
+        lg_prune_member mb = {.op = op, .slot = slot, .tensor = t, .axis = axis, .offset = off,
+                              .p_ = p, .q_ = q, .role = role};
+        push_member(g, mb);
+        mb.op = lg_graph_producer(c->gr, t);
+        mb.slot = 0;
+        mb.tensor = src;
+        push_member(g, mb);
+        return;
+    }
     const lg_tensor *tt = T(c, t);
     if (tt->type != LG_FLOAT32 || tt->quant || tt->sparsity) {
         fail(g, c, op, "constant \"%s\" is not dense FLOAT32 (%s)", tname(c, t), lg_dtype_name(tt->type));
@@ -169,7 +196,7 @@ static void other_operand(ctx *c, uint32_t gi, int32_t op, int32_t slot, int32_t
         fail(g, c, op, "operand \"%s\" has %d entries on the channel axis, not %d or 1", tname(c, o), (int)d, (int)full);
         return;
     }
-    if (is_const(c, o)) add_const(c, g, op, (int32_t)slot, oa, mb->offset, mb->p_, mb->q_, LG_PRUNE_SLICED);
+    if (is_weight(c, o)) add_const(c, g, op, (int32_t)slot, oa, mb->offset, mb->p_, mb->q_, LG_PRUNE_SLICED);
     else add_coupling(c, gi, op, o, oa, mb->offset, mb->p_, mb->q_);
 }
 
@@ -267,9 +294,9 @@ static void follow_conv(ctx *c, uint32_t gi, int32_t op, int32_t slot, const lg_
         return;
     }
     int32_t w = o->inputs[1], cin = dim(c, mb->tensor, 3);
-    if (w < 0 || !is_const(c, w) || T(c, w)->rank != 4) { fail(g, c, op, "its filter is not a constant"); return; }
+    if (w < 0 || !is_weight(c, w) || T(c, w)->rank != 4) { fail(g, c, op, "its filter is not a constant"); return; }
     int32_t wo = dim(c, w, 0), wi = dim(c, w, 3), bias = o->n_inputs > 2 ? o->inputs[2] : -1;
-    if (bias >= 0 && !is_const(c, bias)) { fail(g, c, op, "its bias is not a constant"); return; }
+    if (bias >= 0 && !is_weight(c, bias)) { fail(g, c, op, "its bias is not a constant"); return; }
     if (!depthwise && wi == cin) {
         add_const(c, g, op, 1, 3, mb->offset, mb->p_, mb->q_, LG_PRUNE_CONSUMER);
         return;
@@ -303,7 +330,7 @@ static void follow_use(ctx *c, uint32_t gi, int32_t op, uint32_t slot, const lg_
     if (k == LG_OP_FULLY_CONNECTED) {
         int32_t w = o->inputs[1];
         if (slot != 0) { fail(g, c, op, "the channels are its weights"); return; }
-        if (a != r - 1 || w < 0 || !is_const(c, w) || T(c, w)->rank != 2 || dim(c, w, 1) != dim(c, mb->tensor, a)) {
+        if (a != r - 1 || w < 0 || !is_weight(c, w) || T(c, w)->rank != 2 || dim(c, w, 1) != dim(c, mb->tensor, a)) {
             fail(g, c, op, "the channels are not its input features (constant weights [out, in])");
             return;
         }
@@ -376,9 +403,9 @@ static int32_t producer_channels(const ctx *c, int32_t op, bool *conv) {
     int32_t k = code(c, op);
     if ((k != LG_OP_FULLY_CONNECTED && k != LG_OP_CONV_2D) || o->n_inputs < 2 || o->n_outputs != 1) return 0;
     int32_t w = o->inputs[1], x = o->inputs[0], out = o->outputs[0];
-    if (w < 0 || x < 0 || !is_const(c, w) || T(c, w)->type != LG_FLOAT32 || T(c, w)->quant) return 0;
+    if (w < 0 || x < 0 || !is_weight(c, w) || T(c, w)->type != LG_FLOAT32 || T(c, w)->quant) return 0;
     if (T(c, out)->type != LG_FLOAT32 || T(c, out)->rank < 1) return 0;
-    if (o->n_inputs > 2 && o->inputs[2] >= 0 && !is_const(c, o->inputs[2])) return 0;
+    if (o->n_inputs > 2 && o->inputs[2] >= 0 && !is_weight(c, o->inputs[2])) return 0;
     if (k == LG_OP_FULLY_CONNECTED) {
         if (T(c, w)->rank != 2) return 0;
         *conv = false;
@@ -500,7 +527,7 @@ static uint64_t params_per_unit(const ctx *c, const gb *g) {
     uint64_t n = 0;
     for (uint32_t i = 0; i < g->n; i++) {
         const lg_prune_member *mb = &g->mem[i];
-        if (mb->role == LG_PRUNE_TRANSPARENT) continue;
+        if (mb->role == LG_PRUNE_TRANSPARENT || !is_const(c, mb->tensor)) continue;
         bool dup = false;
         for (uint32_t j = 0; j < i && !dup; j++)
             dup = g->mem[j].tensor == mb->tensor && g->mem[j].axis == mb->axis && g->mem[j].role != LG_PRUNE_TRANSPARENT;
@@ -636,6 +663,6 @@ lg_status lg_prune_groups_find(const lg_model *m, lg_prune_groups **out, lg_erro
 
 int32_t lg_prune_first_consumer(const lg_prune_group *g) {
     for (uint32_t i = 0; g && i < g->n_members; i++)
-        if (g->members[i].role == LG_PRUNE_CONSUMER) return (int32_t)i;
+        if (g->members[i].role == LG_PRUNE_CONSUMER && g->members[i].slot == 1) return (int32_t)i;
     return -1;
 }

@@ -7,6 +7,7 @@
 #include "lg/ops.h"
 #include "lg/prune.h"
 #include "internal.h"
+#include "util/half.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -95,30 +96,31 @@ static lg_status slice_const(lg_model *m, int32_t ti, const cut *c, bool zero, l
     const lg_tensor *t = &m->subgraphs[0].tensors[ti];
     const lg_buffer *b = lg_tensor_buffer(m, t);
     int64_t numel = lg_tensor_numel(t);
-    if (!b || t->type != LG_FLOAT32 || numel < 0 || b->size != (uint64_t)numel * 4)
-        return lgi_fail(err, LG_ERR_INVALID_ARG, "prune: constant \"%s\" is not dense FLOAT32", t->name ? t->name : "");
+    size_t es = t->type == LG_FLOAT16 ? 2 : 4;
+    if (!b || (t->type != LG_FLOAT32 && t->type != LG_FLOAT16) || numel < 0 || b->size != (uint64_t)numel * es)
+        return lgi_fail(err, LG_ERR_INVALID_ARG, "prune: constant \"%s\" is not dense FLOAT32/FLOAT16", t->name ? t->name : "");
     int32_t shape[LG_MAX_RANK], idx[LG_MAX_RANK] = {0};
     uint32_t rank = t->rank;
     cut_shape(t, c, shape);
     int64_t n_new = 1;
     for (uint32_t a = 0; a < rank; a++) n_new *= shape[a];
     if (zero) n_new = numel;
-    const float *src = (const float *)(const void *)b->data;
-    float *dst = malloc((size_t)(n_new ? n_new : 1) * sizeof(float));
+    const uint8_t *src = b->data;
+    uint8_t *dst = malloc((size_t)(n_new ? n_new : 1) * es);
     if (!dst) return lgi_fail(err, LG_ERR_NOMEM, "prune: out of memory");
     int64_t k = 0;
     for (int64_t e = 0; e < numel; e++) {
         bool gone = false;
         for (uint32_t a = 0; a < rank && !gone; a++) gone = removed_at(c, a, idx[a]);
-        if (zero) dst[k++] = gone ? 0.0f : src[e];
-        else if (!gone) dst[k++] = src[e];
+        if (zero && gone) memset(dst + es * (size_t)k++, 0, es);   /* +0.0 in both formats */
+        else if (zero || !gone) memcpy(dst + es * (size_t)k++, src + es * (size_t)e, es);
         for (int32_t a = (int32_t)rank - 1; a >= 0; a--) {   /* row-major odometer */
             if (++idx[a] < t->shape[a]) break;
             idx[a] = 0;
         }
     }
     lg_status st = zero ? LG_OK : lg_tensor_set_shape(m, 0, ti, shape, rank, err);
-    if (st == LG_OK) st = lg_tensor_set_const(m, 0, ti, LG_FLOAT32, dst, (uint64_t)n_new * 4, err);
+    if (st == LG_OK) st = lg_tensor_set_const(m, 0, ti, (lg_dtype)t->type, dst, (uint64_t)n_new * es, err);
     free(dst);
     return st;
 }
@@ -233,16 +235,19 @@ static lg_status sq_per_index(const lg_model *m, int32_t ti, int32_t axis, doubl
     const lg_tensor *t = &m->subgraphs[0].tensors[ti];
     const lg_buffer *b = lg_tensor_buffer(m, t);
     int64_t numel = lg_tensor_numel(t);
-    if (!b || t->type != LG_FLOAT32 || numel < 0 || b->size != (uint64_t)numel * 4)
-        return lgi_fail(err, LG_ERR_INVALID_ARG, "prune: constant \"%s\" is not dense FLOAT32", t->name ? t->name : "");
+    bool f16 = t->type == LG_FLOAT16;
+    if (!b || (t->type != LG_FLOAT32 && !f16) || numel < 0 || b->size != (uint64_t)numel * (f16 ? 2 : 4))
+        return lgi_fail(err, LG_ERR_INVALID_ARG, "prune: constant \"%s\" is not dense FLOAT32/FLOAT16", t->name ? t->name : "");
     int64_t outer = 1, inner = 1, d = t->shape[axis];
     for (int32_t i = 0; i < axis; i++) outer *= t->shape[i];
     for (uint32_t i = (uint32_t)axis + 1; i < t->rank; i++) inner *= t->shape[i];
     const float *x = (const float *)(const void *)b->data;
+    const uint16_t *h = (const uint16_t *)(const void *)b->data;
     for (int64_t o = 0; o < outer; o++)
         for (int64_t i = 0; i < d; i++)
             for (int64_t j = 0; j < inner; j++) {
-                double v = x[(o * d + i) * inner + j];
+                int64_t e = (o * d + i) * inner + j;
+                double v = f16 ? lg_half_to_float(h[e]) : x[e];
                 acc[i] += v * v;
             }
     return LG_OK;
@@ -252,7 +257,8 @@ lg_status lg_prune_importance_magnitude(const lg_model *m, const lg_prune_group 
     for (uint32_t u = 0; u < g->n_units; u++) out[u] = 0;
     for (uint32_t k = 0; k < g->n_members; k++) {
         const lg_prune_member *mb = &g->members[k];
-        if (mb->role != LG_PRUNE_PRODUCER || mb->slot != 1) continue;
+        const lg_tensor *t = &m->subgraphs[0].tensors[mb->tensor];
+        if (mb->role != LG_PRUNE_PRODUCER || t->rank < 2 || !lg_tensor_is_const(m, 0, mb->tensor)) continue; /* weights */
         int32_t d = m->subgraphs[0].tensors[mb->tensor].shape[mb->axis];
         double *acc = calloc((size_t)d, sizeof(double));
         if (!acc) return lgi_fail(err, LG_ERR_NOMEM, "prune: out of memory");
@@ -273,6 +279,10 @@ lg_status lg_prune_column_norms(const lg_model *m, const lg_prune_group *g, uint
     if (member >= g->n_members || g->members[member].role != LG_PRUNE_CONSUMER)
         return lgi_fail(err, LG_ERR_INVALID_ARG, "prune: member %u is not a consumer", member);
     const lg_prune_member *mb = &g->members[member];
+    if (!lg_tensor_is_const(m, 0, mb->tensor)) /* read through DEQUANTIZE: the next member is its constant */
+        for (uint32_t k = member + 1; k < g->n_members; k++)
+            if (g->members[k].role == LG_PRUNE_CONSUMER && lg_tensor_is_const(m, 0, g->members[k].tensor) &&
+                m->subgraphs[0].ops[g->members[k].op].outputs[0] == mb->tensor) { mb = &g->members[k]; break; }
     int32_t d = m->subgraphs[0].tensors[mb->tensor].shape[mb->axis];
     for (int32_t i = 0; i < d; i++) out[i] = 0;
     lg_status st = sq_per_index(m, mb->tensor, mb->axis, out, err);

@@ -77,6 +77,13 @@ prune_case rn64 refactornet 38756 26276 --ffn --keep 64
 prune_case at2 attention 4224 2128 --heads --keep 2
 prune_case cp6 convpair 663 333 --conv --keep 6
 for n in shufflenet_v2 regnet_y mobilenet_v2 resnet_2stage; do prune_case "${n}_p" "$n" "" "" --conv --ratio 0.25; done
+# FLOAT16 weights read through DEQUANTIZE (the deployed fp16 form). tiny_convnet: conv1
+# [8,3,3,3]+8 = 224, depthwise [1,3,3,8]+8 = 80, conv2 [16,1,1,8]+16 = 144, fc [10,16]+10 = 170:
+# 618; keeping 4 of conv1's 8 and 4 of conv2's 16: 4*27+4 + 4*9+4 + 4*4+4 + 10*4+10 = 222.
+cp examples/tiny_convnet.tflite "$T/tiny.tflite"
+prune_case tiny4 tiny 618 222 --conv --keep 4
+"$LG" convert "$R/refactornet.onnx" -o "$T/rn16.tflite" --weights fp16 >/dev/null 2>&1
+prune_case rn16_64 rn16 38756 26276 --ffn --keep 64
 
 # group kinds on the real models (the handbook's warning cases)
 for pair in "regnet_y grouped" "regnet_y residual" "mobilenet_v2 depthwise" "mobilenet_v2 residual" "resnet_2stage residual"; do

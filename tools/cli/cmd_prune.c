@@ -423,7 +423,7 @@ static int rows_reach_zero(const lg_model *mk, const lg_prune_groups *gs, const 
             if (!kept) { lg_interp_free(it); return cli_error("out of memory"); }
             for (uint32_t k = 0; k < p->sel[s].n_keep; k++) kept[p->sel[s].keep[k]] = 1;
             for (uint32_t k = 0; all && k < g->n_members; k++) {
-                if (g->members[k].role != LG_PRUNE_CONSUMER) continue;
+                if (g->members[k].role != LG_PRUNE_CONSUMER || g->members[k].slot != 1) continue;
                 int32_t t = mk->subgraphs[0].ops[g->members[k].op].inputs[0];
                 const lg_prune_member *am = NULL;
                 for (uint32_t j = 0; j < g->n_members && !am; j++)
@@ -599,7 +599,8 @@ static int do_refit(const p_args *a, const lg_model *m, const lg_prune_groups *g
         const lg_prune_group *g = &gs->groups[p->sel[i].group];
         for (uint32_t k = 0; k < g->n_members; k++) {
             const lg_prune_member *mb = &g->members[k];
-            if (mb->role != LG_PRUNE_CONSUMER || lg_op_builtin(m, &m->subgraphs[0].ops[mb->op]) != LG_OP_FULLY_CONNECTED) continue;
+            if (mb->role != LG_PRUNE_CONSUMER || mb->slot != 1 ||
+                lg_op_builtin(m, &m->subgraphs[0].ops[mb->op]) != LG_OP_FULLY_CONNECTED) continue;
             lg_refit_fc_report rep;
             lg_error err;
             int32_t target = m->subgraphs[0].ops[mb->op].outputs[0];
