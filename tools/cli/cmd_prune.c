@@ -222,8 +222,9 @@ static int run_all(const lg_model *m, const char *what, const void *const *const
         for (uint32_t i = 0; i < ni; i++) {
             lg_tensor_view v;
             lg_interp_input(it, i, &v);
-            if (lg_interp_set_input(it, i, LG_FLOAT32, ptrs[c][i], (uint64_t)v.numel * 4, &err) != LG_OK ||
-                (i + 1 == ni && 0)) { free(buf); lg_interp_free(it); return cli_lib_error(what, &err); }
+            if (lg_interp_set_input(it, i, LG_FLOAT32, ptrs[c][i], (uint64_t)v.numel * 4, &err) != LG_OK) {
+                free(buf); lg_interp_free(it); return cli_lib_error(what, &err);
+            }
         }
         if (lg_interp_invoke(it, &err) != LG_OK) { free(buf); lg_interp_free(it); return cli_lib_error(what, &err); }
         for (uint32_t o = 0; o < no; o++) {
@@ -644,7 +645,6 @@ static int check_args(const cli_verb *v, const p_args *a) {
         return cli_usage_error(v, "--importance %s: magnitude, activation or act-weight", imp);
     if (strcmp(imp, "magnitude") && !a->calib) return cli_usage_error(v, "--importance %s needs --calib DIR", imp);
     if (a->refit && !a->calib) return cli_usage_error(v, "--refit needs --calib DIR");
-    if ((a->lambda || a->eval) && !a->refit && !a->eval) return cli_usage_error(v, "--lambda needs --refit");
     if (a->lambda && !a->refit) return cli_usage_error(v, "--lambda needs --refit");
     if (cli_same_file(a->model, a->out)) return cli_error("%s: refusing to write over the input file", a->out);
     if (cli_output_check(a->out, a->force)) return CLI_ERROR;
