@@ -7,6 +7,7 @@
 #include "lg/prune.h"
 #include "lg/run.h"
 #include "tf.h"
+#include "util/half.h"
 
 static lg_model *new_model(lg_builder *b) {
     lg_model *m = NULL; lg_error e;
@@ -604,4 +605,81 @@ LG_TEST(prune_top_k_ties) {
     CHECK_OK(lg_prune_top_k(nn, 3, 2, k, &e), &e);   /* the NaN loses */
     CHECK_EQ_INT(k[0], 1); CHECK_EQ_INT(k[1], 2);
     CHECK(lg_prune_top_k(s, 4, 5, k, &e) == LG_ERR_INVALID_ARG);
+}
+
+/* ---------------------------------------------------------------- FLOAT16 weights */
+
+/* The FFN of ffn_model with every weight and bias stored FLOAT16 behind a DEQUANTIZE (the
+   form `convert --weights fp16` writes). The values are exact in half precision. */
+static int fc16(lg_builder *b, const char *name, int x, int out, int in, const float *w, const float *bias, lg_dims oshape) {
+    char nw[64], nb[64], nw16[64], nb16[64];
+    snprintf(nw, sizeof nw, "%s.w", name); snprintf(nb, sizeof nb, "%s.b", name);
+    snprintf(nw16, sizeof nw16, "%s.w16", name); snprintf(nb16, sizeof nb16, "%s.b16", name);
+    uint16_t hw[64], hb[16];
+    for (int i = 0; i < out * in; i++) hw[i] = lg_float_to_half(w[i]);
+    for (int i = 0; i < out; i++) hb[i] = lg_float_to_half(bias[i]);
+    int w16 = lg_b_const(b, nw16, LG_FLOAT16, LG_DIMS(out, in), hw, (uint64_t)(out * in) * 2);
+    int b16 = lg_b_const(b, nb16, LG_FLOAT16, LG_DIMS(out), hb, (uint64_t)out * 2);
+    int wt = lg_b_tensor(b, nw, LG_FLOAT32, LG_DIMS(out, in));
+    int bt = lg_b_tensor(b, nb, LG_FLOAT32, LG_DIMS(out));
+    lg_b_op(b, LG_OP_DEQUANTIZE, LG_IDS(w16), LG_IDS(wt));
+    lg_b_op(b, LG_OP_DEQUANTIZE, LG_IDS(b16), LG_IDS(bt));
+    int y = lg_b_tensor(b, name, LG_FLOAT32, oshape);
+    lg_b_op(b, LG_OP_FULLY_CONNECTED, LG_IDS(x, wt, bt), LG_IDS(y));
+    return y;
+}
+
+LG_TEST(prune_fp16_weights_through_dequantize) {
+    lg_builder b;
+    lg_model *m = new_model(&b);
+    CHECK(m != NULL);
+    if (!m) return;
+    static const float w1[12] = {1, 0, 0, 0, 0, 3, 0, 0, 0, 0, 2, 0}, b1[3] = {0.5f, -1, 2};
+    static const float w2[6] = {1, 2, 3, 4, 5, 6}, b2[2] = {0.25f, -0.25f};
+    int x = lg_b_tensor(&b, "x", LG_FLOAT32, LG_DIMS(1, 4));
+    int h = fc16(&b, "h", x, 3, 4, w1, b1, LG_DIMS(1, 3));
+    int r = lg_b_tensor(&b, "r", LG_FLOAT32, LG_DIMS(1, 3));
+    lg_b_op(&b, LG_OP_RELU, LG_IDS(h), LG_IDS(r));
+    int y = fc16(&b, "y", r, 2, 3, w2, b2, LG_DIMS(1, 2));
+    lg_b_io(&b, LG_IDS(x), LG_IDS(y));
+    m = done(&b);
+    CHECK(m != NULL);
+    if (!m) return;
+    lg_prune_groups *gs = NULL; lg_error e;
+    CHECK_OK(lg_prune_groups_find(m, &gs, &e), &e);
+    if (gs) {
+        const lg_prune_group *g = &gs->groups[0];
+        CHECK(g->prunable);
+        CHECK_EQ_INT(g->n_units, 3);
+        /* the FLOAT16 constants are the parameters: 4 + 1 + 2 per channel, as in FLOAT32 */
+        CHECK_EQ_INT(g->params_per_unit, 7);
+        double sc[3];
+        CHECK_OK(lg_prune_importance_magnitude(m, g, sc, &e), &e);
+        CHECK_NEAR(sc[0], 1, 1e-12); CHECK_NEAR(sc[1], 3, 1e-12); CHECK_NEAR(sc[2], 2, 1e-12);
+        uint32_t keep[2] = {1, 2};
+        lg_prune_sel sel = {.group = 0, .keep = keep, .n_keep = 2};
+        lg_model *p = NULL;
+        CHECK_OK(lg_prune_apply(m, gs, &sel, 1, LG_PRUNE_PHYSICAL, &p, &e), &e);
+        if (p) {
+            const lg_subgraph *sg = &p->subgraphs[0];
+            for (uint32_t i = 0; i < sg->n_tensors; i++) {
+                const lg_tensor *t = &sg->tensors[i];
+                if (!t->name || strcmp(t->name, "y.w16")) continue;
+                const lg_buffer *bf = lg_tensor_buffer(p, t);
+                CHECK(t->type == LG_FLOAT16 && t->shape[0] == 2 && t->shape[1] == 2 && bf && bf->size == 8);
+                if (bf) {
+                    const uint16_t *hv = (const uint16_t *)(const void *)bf->data;
+                    CHECK(lg_half_to_float(hv[0]) == 2 && lg_half_to_float(hv[1]) == 3 && lg_half_to_float(hv[3]) == 6);
+                }
+            }
+            /* as in prune_ffn_group_and_surgery: y = [16.25, 33.75] on x = 1 */
+            const float xv[4] = {1, 1, 1, 1};
+            float yp[2];
+            CHECK(run1(p, xv, 4, yp, 2));
+            CHECK_NEAR(yp[0], 16.25, 1e-5); CHECK_NEAR(yp[1], 33.75, 1e-5);
+        }
+        lg_model_free(p);
+    }
+    lg_prune_groups_free(gs);
+    lg_model_free(m);
 }
