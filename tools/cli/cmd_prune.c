@@ -65,7 +65,8 @@ const char cli_prune_help[] =
     "  --force             replace OUT if it exists\n"
     "  --json              print the report as JSON\n"
     "  -h, --help          show this help\n"
-    "exit: 0 written (the proof holds), 1 the proof failed (the model is still written), 2 error.\n";
+    "exit: 0 written (the proof holds), 1 the proof or the parameter count from the shapes failed\n"
+    "(the model is still written), 2 error.\n";
 
 typedef struct p_args {
     const char *model, *out, *ratio, *keep, *importance, *calib, *round_to, *evidence, *lambda, *eval;
@@ -522,7 +523,7 @@ static int print_report(const p_args *a, const lg_model *m, const lg_prune_group
         json_key_str(&j, "verb", "prune");
         json_key_str(&j, "model", a->model);
         json_key_str(&j, "output", a->out);
-        json_key_bool(&j, "ok", r->proof_ok);
+        json_key_bool(&j, "ok", r->proof_ok && r->p_after == r->p_expected);
         json_key_str(&j, "importance", a->importance ? a->importance : "magnitude");
         json_key_uint(&j, "n_groups", p->n_sel);
         json_key_uint(&j, "n_params_before", r->p_before);
