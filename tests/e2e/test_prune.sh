@@ -123,6 +123,13 @@ if "$LG" prune "$T/refactornet.tflite" -o "$T/rn_refit.tflite" --ffn --keep 64 -
         ok "--refit lowers the eval output error (rel L2 before, after: $v)" || bad "refit" "$v"
 else bad "refit: prune" "$(head -c 300 "$T/err")"; fi
 
+if "$LG" prune "$T/refactornet.tflite" -o "$T/rn_auto.tflite" --ffn --keep 64 --importance act-weight --calib "$R/calib" --refit \
+    --lambda auto --eval "$R/eval" --json >"$T/auto.json" 2>"$T/err"; then
+    v=$(jget "$T/auto.json" "(d['refit']['lambda_auto'], d['eval']['rel_l2_before'], d['eval']['rel_l2_after'])")
+    /usr/bin/python3 -c "import sys; t,b,a=eval(sys.argv[1]); sys.exit(0 if t and a < b else 1)" "$v" &&
+        ok "--lambda auto (held-out half of --calib) lowers the eval error (act-weight: $v)" || bad "lambda auto" "$v"
+else bad "lambda auto: prune" "$(head -c 300 "$T/err")"; fi
+
 # ---- LiteRT.js runs every written model; litegpu run equals it
 paths=(); for n in "${written[@]}"; do paths+=("$T/$n.tflite"); done
 if node --no-liftoff peers/litert_run.js --fill pattern --out "$T/lrt" "${paths[@]}" >"$T/lrt.log" 2>&1; then

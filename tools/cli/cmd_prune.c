@@ -23,7 +23,7 @@ const char cli_prune_summary[] =
 const char cli_prune_usage[] =
     "litegpu prune MODEL --list [--json] | litegpu prune MODEL -o OUT.tflite --group G|--ffn|--conv|--heads "
     "--ratio R|--keep N [--importance magnitude|activation|act-weight] [--calib DIR] [--round-to N] "
-    "[--refit [--lambda L] [--eval DIR]] [--evidence DIR] [--force] [--json]";
+    "[--refit [--lambda L|auto] [--eval DIR]] [--evidence DIR] [--force] [--json]";
 const char cli_prune_help[] =
     "A group is one prunable channel axis of subgraph 0: the producers whose output channels go\n"
     "(FULLY_CONNECTED weight rows and bias, CONV_2D output filters and bias), the ops that carry\n"
@@ -58,7 +58,9 @@ const char cli_prune_help[] =
     "  --calib DIR         calibration inputs (.npy per set): importance, the proof, the refit\n"
     "  --refit             ridge-refit every pruned FFN's consumer FC on --calib so that its\n"
     "                      output matches the original model's\n"
-    "  --lambda L          the refit's ridge strength (scale-free, default 0.01)\n"
+    "  --lambda L          the refit's ridge strength (scale-free, default 0.01), or auto: the\n"
+    "                      candidate 1e-3..1 whose refit on half of --calib reproduces the\n"
+    "                      original best on the other half\n"
     "  --eval DIR          evaluation inputs: the output error of pruned vs original before and\n"
     "                      after the refit\n"
     "  --evidence DIR      write an evidence record of the change into DIR (must not exist)\n"
@@ -463,7 +465,8 @@ typedef struct report {
     uint32_t n_proof_cases;
     bool proof_ok;
     const char *masking;            /* "producer rows" or "consumer columns" */
-    bool refit; uint32_t n_refit;
+    bool refit, lambda_auto; uint32_t n_refit;
+    double lambda;
     double fit_before, fit_after;   /* worst calibration fit error over the refitted FCs */
     bool has_eval; uint32_t n_eval;
     diff eval_before, eval_after;
@@ -543,6 +546,8 @@ static int print_report(const p_args *a, const lg_model *m, const lg_prune_group
             json_key(&j, "refit");
             json_obj_open_flat(&j);
             json_key_uint(&j, "n_ops", r->n_refit);
+            json_key_double(&j, "lambda", r->lambda);
+            json_key_bool(&j, "lambda_auto", r->lambda_auto);
             json_key_double(&j, "calib_fit_before", r->fit_before);
             json_key_double(&j, "calib_fit_after", r->fit_after);
             json_obj_close(&j);
@@ -577,7 +582,8 @@ static int print_report(const p_args *a, const lg_model *m, const lg_prune_group
     printf("masked equivalence (%s zeroed): max|pruned-masked| %.3g, /max|masked| %.3g on %u input set(s): %s\n",
            r->masking, r->proof.max_abs, r->proof.rel, r->n_proof_cases, r->proof_ok ? "ok (<= 1e-5)" : "FAILED (> 1e-5)");
     if (r->refit)
-        printf("refit: %u FC(s), calibration fit error %.4g -> %.4g\n", r->n_refit, r->fit_before, r->fit_after);
+        printf("refit: %u FC(s), lambda %g%s, calibration fit error %.4g -> %.4g\n", r->n_refit, r->lambda,
+               r->lambda_auto ? " (auto: chosen on a held-out half of --calib)" : "", r->fit_before, r->fit_after);
     if (r->has_eval) {
         printf("eval (%u input sets): output error vs the original, rel L2 %.4g", r->n_eval, r->eval_before.l2_rel);
         if (r->refit) printf(" -> %.4g after the refit", r->eval_after.l2_rel);
@@ -588,15 +594,10 @@ static int print_report(const p_args *a, const lg_model *m, const lg_prune_group
 
 /* ---------------------------------------------------------------- refit */
 
-static int do_refit(const p_args *a, const lg_model *m, const lg_prune_groups *gs, const plan *p,
-                    const cli_calib *cal, lg_model *pr, report *r) {
-    double lambda = 1e-2;
-    if (a->lambda) {
-        char *end;
-        lambda = strtod(a->lambda, &end);
-        if (*end || !(lambda >= 0)) return cli_error("--lambda %s: a number >= 0", a->lambda);
-    }
-    r->refit = true;
+/* Refits every FC consumer of the selected groups of pr on the given cases, in op order (each
+   refit sees the inputs the earlier ones produce). */
+static int refit_all(const p_args *a, const lg_model *m, const lg_prune_groups *gs, const plan *p,
+                     const void *const *const *sets, uint32_t n, double lambda, lg_model *pr, report *r) {
     for (uint32_t i = 0; i < p->n_sel; i++) {
         const lg_prune_group *g = &gs->groups[p->sel[i].group];
         for (uint32_t k = 0; k < g->n_members; k++) {
@@ -606,15 +607,74 @@ static int do_refit(const p_args *a, const lg_model *m, const lg_prune_groups *g
             lg_refit_fc_report rep;
             lg_error err;
             int32_t target = m->subgraphs[0].ops[mb->op].outputs[0];
-            if (lg_refit_fc(pr, (uint32_t)mb->op, m, target, (const void *const *const *)cal->ptrs, cal->n, lambda, &rep, &err) != LG_OK)
+            if (lg_refit_fc(pr, (uint32_t)mb->op, m, target, sets, n, lambda, &rep, &err) != LG_OK)
                 return cli_lib_error(a->out, &err);
-            if (rep.err_before > r->fit_before) r->fit_before = rep.err_before;
-            if (rep.err_after > r->fit_after) r->fit_after = rep.err_after;
-            r->n_refit++;
+            if (r) {
+                if (rep.err_before > r->fit_before) r->fit_before = rep.err_before;
+                if (rep.err_after > r->fit_after) r->fit_after = rep.err_after;
+                r->n_refit++;
+            }
         }
     }
-    if (r->n_refit == 0) return cli_error("prune: --refit: no pruned group has a FULLY_CONNECTED consumer");
     return CLI_OK;
+}
+
+/* --lambda auto: the calibration sets split in two (even and odd positions); each candidate
+   refits a copy on the first half, and the one whose whole-model output is closest to the
+   original's on the second half (relative L2) is used on all of them. The evaluation inputs
+   play no part. */
+static int choose_lambda(const p_args *a, const lg_model *m, const lg_prune_groups *gs, const plan *p,
+                         const cli_calib *cal, const lg_model *pr, double *best) {
+    static const double cand[] = {1e-3, 3e-3, 1e-2, 3e-2, 1e-1, 3e-1, 1};
+    uint32_t na = (cal->n + 1) / 2, nb = cal->n / 2;
+    if (nb == 0) return cli_error("prune: --lambda auto needs at least 2 calibration sets");
+    const void *const **ha = calloc(na, sizeof *ha), *const **hb = calloc(nb, sizeof *hb);
+    int rc = ha && hb ? CLI_OK : cli_error("out of memory");
+    for (uint32_t k = 0; !rc && k < cal->n; k++) {
+        if (k % 2) hb[k / 2] = (const void *const *)cal->ptrs[k];
+        else ha[k / 2] = (const void *const *)cal->ptrs[k];
+    }
+    float *ref = NULL;
+    int64_t n_ref = 0;
+    if (!rc) rc = run_all(m, a->model, (const void *const *const *)hb, nb, &ref, &n_ref);
+    double best_err = INFINITY;
+    *best = cand[2];
+    for (size_t c = 0; !rc && c < sizeof cand / sizeof cand[0]; c++) {
+        lg_model *cp = NULL;
+        lg_error err;
+        if (lg_model_clone(pr, &cp, &err) != LG_OK) { rc = cli_lib_error(a->out, &err); break; }
+        rc = refit_all(a, m, gs, p, (const void *const *const *)ha, na, cand[c], cp, NULL);
+        float *out = NULL;
+        int64_t n_out = 0;
+        if (!rc) rc = run_all(cp, a->out, (const void *const *const *)hb, nb, &out, &n_out);
+        if (!rc && n_out == n_ref) {
+            double e = compare(out, ref, n_ref).l2_rel;
+            if (e < best_err) { best_err = e; *best = cand[c]; }
+        }
+        free(out);
+        lg_model_free(cp);
+    }
+    free(ref); free((void *)ha); free((void *)hb);
+    return rc;
+}
+
+static int do_refit(const p_args *a, const lg_model *m, const lg_prune_groups *gs, const plan *p,
+                    const cli_calib *cal, lg_model *pr, report *r) {
+    double lambda = 1e-2;
+    int rc = CLI_OK;
+    if (a->lambda && !strcmp(a->lambda, "auto")) {
+        rc = choose_lambda(a, m, gs, p, cal, pr, &lambda);
+        r->lambda_auto = true;
+    } else if (a->lambda) {
+        char *end;
+        lambda = strtod(a->lambda, &end);
+        if (*end || !(lambda >= 0)) return cli_error("--lambda %s: a number >= 0 or auto", a->lambda);
+    }
+    r->refit = true;
+    r->lambda = lambda;
+    if (!rc) rc = refit_all(a, m, gs, p, (const void *const *const *)cal->ptrs, cal->n, lambda, pr, r);
+    if (!rc && r->n_refit == 0) return cli_error("prune: --refit: no pruned group has a FULLY_CONNECTED consumer");
+    return rc;
 }
 
 /* ---------------------------------------------------------------- the verb */
