@@ -209,6 +209,35 @@ static bool const_i32(const ctx *c, int32_t t, const int32_t **v, uint32_t *n) {
     return true;
 }
 
+/* A STRIDED_SLICE that takes the range [*b, *e) of axis a of its input and every other axis
+   whole (strides 1; no ellipsis, new-axis or shrink masks; no offset): strided_slice.cc's
+   begin/end rules for these (negative values count from the end, then clamped). */
+static bool slice_range(const ctx *c, int32_t op, int32_t a, int32_t *b, int32_t *e) {
+    const lg_op *o = OP(c, op);
+    if (code(c, op) != LG_OP_STRIDED_SLICE || o->n_inputs != 4) return false;
+    const lg_strided_slice_options *so = o->opts_kind == LG_OPTS_STRIDED_SLICE_OPTIONS ? o->opts : NULL;
+    if (so && (so->ellipsis_mask || so->new_axis_mask || so->shrink_axis_mask || so->offset)) return false;
+    int32_t x = o->inputs[0], r = (int32_t)T(c, x)->rank;
+    const int32_t *bv, *ev, *sv;
+    uint32_t nb, ne, ns;
+    if (!const_i32(c, o->inputs[1], &bv, &nb) || !const_i32(c, o->inputs[2], &ev, &ne) ||
+        !const_i32(c, o->inputs[3], &sv, &ns) || nb != (uint32_t)r || ne != (uint32_t)r || ns != (uint32_t)r)
+        return false;
+    for (int32_t i = 0; i < r; i++) {
+        int32_t d = dim(c, x, i);
+        if (sv[i] != 1 || d < 0) return false;
+        int32_t bi = so && (so->begin_mask >> i & 1) ? 0 : bv[i];
+        int32_t ei = so && (so->end_mask >> i & 1) ? d : ev[i];
+        if (bi < 0) bi += d;
+        if (ei < 0) ei += d;
+        bi = bi < 0 ? 0 : bi > d ? d : bi;
+        ei = ei < 0 ? 0 : ei > d ? d : ei;
+        if (i != a && (bi != 0 || ei != d)) return false;
+        if (i == a) { *b = bi; *e = ei; }
+    }
+    return *e > *b;
+}
+
 static bool in_list(int32_t code_, const int32_t *list, size_t n) {
     for (size_t i = 0; i < n; i++) if (list[i] == code_) return true;
     return false;
@@ -389,6 +418,11 @@ static void follow_use(ctx *c, uint32_t gi, int32_t op, uint32_t slot, const lg_
     } else if ((k == LG_OP_SOFTMAX || k == LG_OP_LOG_SOFTMAX) && slot == 0) {
         if (a == r - 1) { fail(g, c, op, "normalizes over the channel axis"); return; }
         add_runtime(c, g, op, out, a, mb->offset, mb->p_, mb->q_);
+    } else if (k == LG_OP_STRIDED_SLICE && slot == 0) {
+        int32_t sb = 0, se = 0;
+        if (!slice_range(c, op, a, &sb, &se)) { fail(g, c, op, "slices the channels of \"%s\" (not followed)", tname(c, mb->tensor)); return; }
+        if (sb != 0 || se != dim(c, mb->tensor, a)) { fail(g, c, op, "takes channels %d..%d of \"%s\" only", (int)sb, (int)se - 1, tname(c, mb->tensor)); return; }
+        add_runtime(c, g, op, out, a, mb->offset, mb->p_, mb->q_);
     } else if (k == LG_OP_BATCH_MATMUL && o->n_inputs == 2) {
         follow_bmm(c, gi, op, (int32_t)slot, mb);
     } else {
@@ -417,6 +451,43 @@ static int32_t producer_channels(const ctx *c, int32_t op, bool *conv) {
     return n == dim(c, out, (int32_t)T(c, out)->rank - 1) ? n : 0;
 }
 
+static void run_work(ctx *c, uint32_t gi);
+
+/* A producer whose output is read only by STRIDED_SLICEs of disjoint channel ranges (a fused
+   QKV projection split into q, k and v): each slice is a producer of its own (rows
+   [begin, end) of the weights), up to n ranges into b[], e[], sl[]; 0 when it is not one. */
+static uint32_t virtual_slices(const ctx *c, int32_t op, int32_t *b, int32_t *e, int32_t *sl, uint32_t n) {
+    int32_t out = OP(c, op)->outputs[0], a = (int32_t)T(c, out)->rank - 1;
+    uint32_t nu = 0;
+    const lg_use *u = lg_graph_uses(c->gr, out, &nu);
+    if (nu == 0 || nu > n || lg_graph_is_output(c->gr, out)) return 0;
+    for (uint32_t i = 0; i < nu; i++) {
+        if (u[i].slot != 0 || !slice_range(c, u[i].op, a, &b[i], &e[i])) return 0;
+        if (b[i] == 0 && e[i] == dim(c, out, a)) return 0;
+        for (uint32_t j = 0; j < i; j++)
+            if (b[i] < e[j] && b[j] < e[i]) return 0;
+        sl[i] = u[i].op;
+    }
+    return nu;
+}
+
+static void build_virtual(ctx *c, uint32_t gi, int32_t op, int32_t sl, int32_t b) {
+    gb *g = &c->gs[gi];
+    const lg_op *o = OP(c, op);
+    int32_t out = o->outputs[0], a = (int32_t)T(c, out)->rank - 1;
+    add_const(c, g, op, 1, 0, b, 1, 1, LG_PRUNE_PRODUCER);
+    if (o->n_inputs > 2 && o->inputs[2] >= 0) add_const(c, g, op, 2, 0, b, 1, 1, LG_PRUNE_PRODUCER);
+    /* the producer's output, cut at the slice's offset, not followed: its other slices are
+       other producers */
+    lg_prune_member mb = {.op = op, .slot = -1, .tensor = out, .axis = a, .offset = b, .p_ = 1, .q_ = 1,
+                          .role = LG_PRUNE_TRANSPARENT};
+    int32_t k = push_member(g, mb);
+    if (k >= 0) g->seen[out] = k;
+    c->n_work = 0;
+    add_runtime(c, g, sl, OP(c, sl)->outputs[0], a, 0, 1, 1);
+    run_work(c, gi);
+}
+
 static void build_group(ctx *c, uint32_t gi, int32_t op) {
     gb *g = &c->gs[gi];
     const lg_op *o = OP(c, op);
@@ -425,6 +496,11 @@ static void build_group(ctx *c, uint32_t gi, int32_t op) {
     if (o->n_inputs > 2 && o->inputs[2] >= 0) add_const(c, g, op, 2, 0, 0, 1, 1, LG_PRUNE_PRODUCER);
     c->n_work = 0;
     add_runtime(c, g, op, out, (int32_t)T(c, out)->rank - 1, 0, 1, 1);
+    run_work(c, gi);
+}
+
+static void run_work(ctx *c, uint32_t gi) {
+    gb *g = &c->gs[gi];
     for (uint32_t w = 0; w < c->n_work && !c->nomem && !g->nomem; w++) {
         lg_prune_member mb = g->mem[c->work[w]];
         uint32_t n = 0;
@@ -486,8 +562,14 @@ static void merge_into(ctx *c, gb *r, gb *h) {
     for (uint32_t i = 0; i < h->n && !r->nomem; i++) {
         const lg_prune_member *mb = &h->mem[i];
         if (mb->role == LG_PRUNE_TRANSPARENT && r->seen[mb->tensor] >= 0) {
-            if (!same_map(&r->mem[r->seen[mb->tensor]], mb->axis, mb->offset, mb->p_, mb->q_))
+            const lg_prune_member *o = &r->mem[r->seen[mb->tensor]];
+            if (same_map(o, mb->axis, mb->offset, mb->p_, mb->q_) || member_dup(r, mb)) continue;
+            /* another range of the same axis (the q, k and v slices of one fused projection) */
+            if (o->axis != mb->axis || o->p_ != mb->p_ || o->q_ != mb->q_) {
                 fail(r, c, mb->op, "tensor \"%s\" is reached with two different channel maps", tname(c, mb->tensor));
+                continue;
+            }
+            push_member(r, *mb);
             continue;
         }
         if (member_dup(r, mb)) continue;
@@ -530,7 +612,8 @@ static uint64_t params_per_unit(const ctx *c, const gb *g) {
         if (mb->role == LG_PRUNE_TRANSPARENT || !is_const(c, mb->tensor)) continue;
         bool dup = false;
         for (uint32_t j = 0; j < i && !dup; j++)
-            dup = g->mem[j].tensor == mb->tensor && g->mem[j].axis == mb->axis && g->mem[j].role != LG_PRUNE_TRANSPARENT;
+            dup = g->mem[j].tensor == mb->tensor && g->mem[j].axis == mb->axis && g->mem[j].offset == mb->offset &&
+                  g->mem[j].role != LG_PRUNE_TRANSPARENT;
         if (dup) continue;
         int64_t numel = lg_tensor_numel(T(c, mb->tensor));
         int32_t d = dim(c, mb->tensor, mb->axis);
@@ -629,22 +712,33 @@ lg_status lg_prune_groups_find(const lg_model *m, lg_prune_groups **out, lg_erro
     if (st != LG_OK) return st;
     uint32_t n_src = 0;
     bool conv;
-    for (uint32_t i = 0; i < c.sg->n_ops; i++) n_src += producer_channels(&c, (int32_t)i, &conv) > 0;
+    enum { MAX_SLICES = 16 };
+    int32_t vb[MAX_SLICES], ve[MAX_SLICES], vs[MAX_SLICES];
+    for (uint32_t i = 0; i < c.sg->n_ops; i++) {
+        if (producer_channels(&c, (int32_t)i, &conv) <= 0) continue;
+        uint32_t nv = virtual_slices(&c, (int32_t)i, vb, ve, vs, MAX_SLICES);
+        n_src += nv ? nv : 1;
+    }
     c.gs = calloc(n_src ? n_src : 1, sizeof *c.gs);
     uint32_t *par = calloc(n_src ? n_src : 1, sizeof *par);
     if (!c.gs || !par) { free(par); ctx_free(&c); return lgi_fail(err, LG_ERR_NOMEM, "prune: out of memory"); }
     for (uint32_t i = 0; i < c.sg->n_ops && !c.nomem; i++) {
         int32_t n = producer_channels(&c, (int32_t)i, &conv);
         if (n <= 0) continue;
-        gb *g = &c.gs[c.n_gs];
-        g->seen = malloc(sizeof(int32_t) * (c.sg->n_tensors ? c.sg->n_tensors : 1));
-        if (!g->seen) { c.nomem = true; break; }
-        for (uint32_t t = 0; t < c.sg->n_tensors; t++) g->seen[t] = -1;
-        g->prunable = true; g->block = 1; g->n_base = (uint32_t)n; g->n_src = 1; g->conv = conv;
-        g->src_op = (int32_t)i;
-        par[c.n_gs] = c.n_gs;
-        build_group(&c, c.n_gs++, (int32_t)i);
-        if (g->nomem) c.nomem = true;
+        uint32_t nv = virtual_slices(&c, (int32_t)i, vb, ve, vs, MAX_SLICES);
+        for (uint32_t v = 0; v < (nv ? nv : 1) && !c.nomem; v++) {
+            gb *g = &c.gs[c.n_gs];
+            g->seen = malloc(sizeof(int32_t) * (c.sg->n_tensors ? c.sg->n_tensors : 1));
+            if (!g->seen) { c.nomem = true; break; }
+            for (uint32_t t = 0; t < c.sg->n_tensors; t++) g->seen[t] = -1;
+            g->prunable = true; g->block = 1; g->n_src = 1; g->conv = conv;
+            g->n_base = nv ? (uint32_t)(ve[v] - vb[v]) : (uint32_t)n;
+            g->src_op = (int32_t)i;
+            par[c.n_gs] = c.n_gs;
+            if (nv) build_virtual(&c, c.n_gs++, (int32_t)i, vs[v], vb[v]);
+            else build_group(&c, c.n_gs++, (int32_t)i);
+            if (g->nomem) c.nomem = true;
+        }
     }
     if (!c.nomem) {
         resolve_couplings(&c, par);

@@ -17,6 +17,7 @@
 typedef struct cut {
     bool any;
     uint8_t *removed[LG_MAX_RANK]; /* per axis (NULL: untouched), per index */
+    int32_t dim[LG_MAX_RANK];      /* the original sizes */
 } cut;
 
 static lg_status check_sel(const lg_prune_groups *gs, const lg_prune_sel *sel, uint32_t n_sel, lg_error *err) {
@@ -72,6 +73,7 @@ static lg_status mark(const lg_model *m, const lg_prune_groups *gs, const lg_pru
                 return lgi_fail(err, LG_ERR_NOMEM, "prune: out of memory");
             }
             c->any = true;
+            c->dim[mb->axis] = t->shape[mb->axis];
             for (uint32_t u = 0; u < g->n_units; u++)
                 if (!kept[u])
                     for (int32_t w = 0; w < mb->width; w++) (*r)[mb->offset + (int32_t)u * mb->width + w] = 1;
@@ -170,6 +172,57 @@ static lg_status fix_reshapes(lg_model *m, const cut *cs, lg_error *err) {
     return LG_OK;
 }
 
+/* Kept indices of c's axis a before position i (of the original axis). */
+static int32_t kept_before(const cut *c, uint32_t a, int32_t i) {
+    int32_t n = 0;
+    for (int32_t k = 0; k < i && k < c->dim[a]; k++) n += !c->removed[a][k];
+    return n;
+}
+
+/* Every STRIDED_SLICE whose input lost indices: begin and end of those axes renumbered to the
+   kept indices (a slice of a fused projection keeps its part). */
+static lg_status fix_slices(lg_model *m, const cut *cs, lg_error *err) {
+    for (uint32_t i = 0; i < m->subgraphs[0].n_ops; i++) {
+        const lg_op *o = &m->subgraphs[0].ops[i];
+        if (lg_op_builtin(m, o) != LG_OP_STRIDED_SLICE || o->n_inputs != 4 || o->inputs[0] < 0 || !cs[o->inputs[0]].any) continue;
+        const cut *c = &cs[o->inputs[0]];
+        int32_t bv[LG_MAX_RANK], ev[LG_MAX_RANK];
+        bool touched = false;
+        for (int s = 1; s <= 2; s++) {
+            const lg_tensor *t = &m->subgraphs[0].tensors[o->inputs[s]];
+            const lg_buffer *b = lg_tensor_buffer(m, t);
+            if (!b || t->type != LG_INT32 || b->size > sizeof bv) return lgi_fail(err, LG_ERR_INVALID_ARG, "prune: op %u STRIDED_SLICE: begin/end are not constants", i);
+            memcpy(s == 1 ? bv : ev, b->data, b->size);
+        }
+        const lg_strided_slice_options *so = o->opts_kind == LG_OPTS_STRIDED_SLICE_OPTIONS ? o->opts : NULL;
+        uint32_t rank = m->subgraphs[0].tensors[o->inputs[0]].rank;
+        for (uint32_t a = 0; a < rank; a++) {
+            if (!c->removed[a]) continue;
+            int32_t d = c->dim[a];
+            touched = true;
+            if (!(so && (so->begin_mask >> a & 1))) {
+                int32_t b = bv[a] < 0 ? bv[a] + d : bv[a];
+                bv[a] = kept_before(c, a, b < 0 ? 0 : b);
+            }
+            if (!(so && (so->end_mask >> a & 1))) {
+                int32_t e = ev[a] < 0 ? ev[a] + d : ev[a];
+                ev[a] = kept_before(c, a, e > d ? d : e);
+            }
+        }
+        if (!touched) continue;
+        int32_t r32 = (int32_t)rank, nt;
+        char name[96];
+        lg_status st = LG_OK;
+        for (int s = 1; s <= 2 && st == LG_OK; s++) {
+            snprintf(name, sizeof name, "prune/slice_%u_%s", i, s == 1 ? "begin" : "end");
+            st = lg_subgraph_add_const(m, 0, name, LG_INT32, &r32, 1, s == 1 ? bv : ev, (uint64_t)rank * 4, &nt, err);
+            if (st == LG_OK) st = lg_op_set_input(m, 0, i, (uint32_t)s, nt, err);
+        }
+        if (st != LG_OK) return st;
+    }
+    return LG_OK;
+}
+
 lg_status lg_prune_apply(const lg_model *m, const lg_prune_groups *gs, const lg_prune_sel *sel,
                          uint32_t n_sel, lg_prune_mode mode, lg_model **out, lg_error *err) {
     if (!out) return lgi_fail(err, LG_ERR_INVALID_ARG, "prune: no output");
@@ -191,6 +244,7 @@ lg_status lg_prune_apply(const lg_model *m, const lg_prune_groups *gs, const lg_
         else if (mode == LG_PRUNE_PHYSICAL) st = shrink_runtime(r, (int32_t)i, &cs[i], err);
     }
     if (st == LG_OK && mode == LG_PRUNE_PHYSICAL) st = fix_reshapes(r, cs, err);
+    if (st == LG_OK && mode == LG_PRUNE_PHYSICAL) st = fix_slices(r, cs, err);
     if (st == LG_OK) st = lg_model_compact(r, NULL, NULL, err);
     if (st == LG_OK) st = lg_model_validate(r, err);
     if (st == LG_OK) st = lg_model_validate_ops(r, err);

@@ -38,7 +38,7 @@ jget() { /usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); p
 for n in refactornet attention convpair; do
     "$LG" convert "$R/$n.onnx" -o "$T/$n.tflite" >/dev/null 2>"$T/err" || bad "$n: convert" "$(head -c 300 "$T/err")"
 done
-for n in shufflenet_v2 regnet_y mobilenet_v2 resnet_2stage fused_qkv_attention; do
+for n in shufflenet_v2 regnet_y mobilenet_v2 resnet_2stage fused_qkv_attention vit_tiny; do
     "$LG" convert "$F/$n.op17.onnx" -o "$T/$n.tflite" >/dev/null 2>"$T/err" || bad "$n: convert" "$(head -c 300 "$T/err")"
 done
 written=()
@@ -77,6 +77,10 @@ prune_case rn64 refactornet 38756 26276 --ffn --keep 64
 prune_case at2 attention 4224 2128 --heads --keep 2
 prune_case cp6 convpair 663 333 --conv --keep 6
 for n in shufflenet_v2 regnet_y mobilenet_v2 resnet_2stage; do prune_case "${n}_p" "$n" "" "" --conv --ratio 0.25; done
+# vit_tiny: a fused QKV projection (FC 32 -> 96, no bias) split by three STRIDED_SLICEs; per
+# head q/k/v rows 3*8*32 + out-projection columns 8*32 = 1,024; two layers of 4 heads keeping
+# 2: 24,042 - 2*2*1,024 = 19,946
+prune_case vit_h2 vit_tiny 24042 19946 --heads --keep 2
 # FLOAT16 weights read through DEQUANTIZE (the deployed fp16 form). tiny_convnet: conv1
 # [8,3,3,3]+8 = 224, depthwise [1,3,3,8]+8 = 80, conv2 [16,1,1,8]+16 = 144, fc [10,16]+10 = 170:
 # 618; keeping 4 of conv1's 8 and 4 of conv2's 16: 4*27+4 + 4*9+4 + 4*4+4 + 10*4+10 = 222.

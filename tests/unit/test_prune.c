@@ -467,15 +467,41 @@ static int heads_split(lg_builder *b, const char *name, int t, const int32_t *pe
     return o;
 }
 
-static lg_model *heads_model(void) {
+/* fused: one FC 4 -> 12 (weights = the three of the split form stacked) and three
+   STRIDED_SLICEs [0,4), [4,8), [8,12) of its last axis, as a fused QKV projection. */
+static int slice_last(lg_builder *b, const char *name, int t, int32_t from, int32_t to) {
+    char n1[64], n2[64], n3[64];
+    snprintf(n1, sizeof n1, "%s.begin", name); snprintf(n2, sizeof n2, "%s.end", name); snprintf(n3, sizeof n3, "%s.strides", name);
+    const int32_t bv[3] = {0, 0, from}, ev[3] = {1, 3, to}, sv[3] = {1, 1, 1};
+    int bt = lg_b_const_i32(b, n1, LG_DIMS(3), bv), et = lg_b_const_i32(b, n2, LG_DIMS(3), ev);
+    int st = lg_b_const_i32(b, n3, LG_DIMS(3), sv);
+    int y = lg_b_tensor(b, name, LG_FLOAT32, LG_DIMS(1, 3, to - from));
+    lg_strided_slice_options so;
+    memset(&so, 0, sizeof so);
+    lg_b_op_opts(b, LG_OP_STRIDED_SLICE, LG_IDS(t, bt, et, st), LG_IDS(y), LG_OPTS_STRIDED_SLICE_OPTIONS, &so);
+    return y;
+}
+
+static lg_model *heads_model_ex(bool fused) {
     lg_builder b;
     if (!new_model(&b)) return NULL;
     float w[16], bias[4] = {0.1f, -0.1f, 0.2f, -0.2f}, z[4] = {0, 0, 0, 0};
     for (int i = 0; i < 16; i++) w[i] = (float)((i * 5) % 7) / 7 - 0.4f;
     int x = lg_b_tensor(&b, "x", LG_FLOAT32, LG_DIMS(1, 3, 4));
-    int q = fc(&b, "q", x, 4, 4, w, bias, LG_DIMS(1, 3, 4));
-    int k = fc(&b, "k", x, 4, 4, w, z, LG_DIMS(1, 3, 4));
-    int v = fc(&b, "v", x, 4, 4, w, bias, LG_DIMS(1, 3, 4));
+    int q, k, v;
+    if (fused) {
+        float w3[48], b3[12];
+        for (int i = 0; i < 48; i++) w3[i] = w[i % 16];
+        for (int i = 0; i < 12; i++) b3[i] = i / 4 == 1 ? 0 : bias[i % 4];
+        int qkv = fc(&b, "qkv", x, 12, 4, w3, b3, LG_DIMS(1, 3, 12));
+        q = slice_last(&b, "q", qkv, 0, 4);
+        k = slice_last(&b, "k", qkv, 4, 8);
+        v = slice_last(&b, "v", qkv, 8, 12);
+    } else {
+        q = fc(&b, "q", x, 4, 4, w, bias, LG_DIMS(1, 3, 4));
+        k = fc(&b, "k", x, 4, 4, w, z, LG_DIMS(1, 3, 4));
+        v = fc(&b, "v", x, 4, 4, w, bias, LG_DIMS(1, 3, 4));
+    }
     const int32_t p0213[4] = {0, 2, 1, 3}, p0231[4] = {0, 2, 3, 1};
     int qh = heads_split(&b, "qh", q, p0213, LG_DIMS(1, 2, 3, 2));
     int kh = heads_split(&b, "kh", k, p0231, LG_DIMS(1, 2, 2, 3));
@@ -500,7 +526,7 @@ static lg_model *heads_model(void) {
 }
 
 LG_TEST(prune_attention_heads) {
-    lg_model *m = heads_model();
+    lg_model *m = heads_model_ex(false);
     CHECK(m != NULL);
     if (!m) return;
     lg_prune_groups *gs = NULL; lg_error e;
@@ -540,6 +566,51 @@ LG_TEST(prune_attention_heads) {
     }
     lg_prune_groups_free(gs);
     lg_model_free(m);
+}
+
+/* The fused form: the three slices are producers of their own, coupled into one heads group;
+   keeping head 1 keeps rows 2, 3, 6, 7, 10, 11 of the fused weights, and each slice's begin/end
+   become [0,2), [2,4), [4,6). The split and the fused model compute the same function, so the
+   pruned fused model equals the pruned split one. */
+LG_TEST(prune_fused_qkv_slices) {
+    lg_model *m = heads_model_ex(true), *ms = heads_model_ex(false);
+    CHECK(m && ms);
+    if (!m || !ms) { lg_model_free(m); lg_model_free(ms); return; }
+    lg_prune_groups *gs = NULL, *gss = NULL; lg_error e;
+    CHECK_OK(lg_prune_groups_find(m, &gs, &e), &e);
+    CHECK_OK(lg_prune_groups_find(ms, &gss, &e), &e);
+    if (gs && gss) {
+        CHECK_EQ_INT(gs->n_groups, 2);
+        const lg_prune_group *g = &gs->groups[0];
+        CHECK_STR(g->kind, "heads");
+        CHECK(g->prunable);
+        CHECK_EQ_INT(g->n_producers, 3);
+        CHECK_EQ_INT(g->n_units, 2);
+        CHECK_EQ_INT(g->params_per_unit, 38);   /* as the split form */
+        uint32_t keep[1] = {1};
+        lg_prune_sel sel = {.group = 0, .keep = keep, .n_keep = 1};
+        lg_model *p = NULL, *ps = NULL;
+        CHECK_OK(lg_prune_apply(m, gs, &sel, 1, LG_PRUNE_PHYSICAL, &p, &e), &e);
+        CHECK_OK(lg_prune_apply(ms, gss, &sel, 1, LG_PRUNE_PHYSICAL, &ps, &e), &e);
+        if (p && ps) {
+            int32_t shape[8]; uint32_t rank;
+            const float *w3 = const_data(p, "qkv.w", shape, &rank);
+            CHECK(w3 && shape[0] == 6 && shape[1] == 4);
+            /* row 2 of the fused weights (w[8..11]) first, then rows 3, 6 (= w row 2 again) */
+            if (w3) { CHECK_NEAR(w3[0], 5.0 / 7 - 0.4, 1e-6); CHECK_NEAR(w3[8], 5.0 / 7 - 0.4, 1e-6); }
+            const int32_t *kb = (const int32_t *)(const void *)const_data(p, "prune/slice_2_begin", shape, &rank);
+            const int32_t *ke = (const int32_t *)(const void *)const_data(p, "prune/slice_2_end", shape, &rank);
+            CHECK(kb && ke);
+            if (kb && ke) { CHECK_EQ_INT(kb[2], 2); CHECK_EQ_INT(ke[2], 4); }
+            float x[12], yf[12], ys[12];
+            for (int i = 0; i < 12; i++) x[i] = (float)((i * 3) % 5) / 5 - 0.5f;
+            CHECK(run1(p, x, 12, yf, 12) && run1(ps, x, 12, ys, 12));
+            for (int i = 0; i < 12; i++) CHECK_NEAR(yf[i], ys[i], 1e-5);
+        }
+        lg_model_free(p); lg_model_free(ps);
+    }
+    lg_prune_groups_free(gs); lg_prune_groups_free(gss);
+    lg_model_free(m); lg_model_free(ms);
 }
 
 /* near-miss: a RESHAPE that merges another axis into the channel axis, and a GATHER on the
