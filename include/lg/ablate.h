@@ -6,7 +6,8 @@
  * A removable residual block (subgraph 0) is an ADD  y = x + F(x)  (either operand order) where
  *  - x, F(x) and y have the same shape (no broadcast) and the same type and quantization;
  *  - F is the set of ops on the paths from x to the ADD's other operand (ops that are both
- *    reached from x and reach F(x)), at least one op;
+ *    reached from x and reach F(x)), at least one op, with its constant feeders: ops computed
+ *    from constants only whose outputs only F reads (a weight's DEQUANTIZE in an fp16 model);
  *  - every tensor F computes is read only by ops of F (F(x) only by the ADD) and is not a model
  *    output: no other consumer of F's internals;
  *  - F reads, besides x and its own tensors, only constants and tensors something else reads

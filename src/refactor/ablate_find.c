@@ -35,6 +35,7 @@ typedef struct fctx {
     const lg_subgraph *sg;
     const lg_graph *g;
     uint8_t *desc, *anc, *inf; /* per op */
+    uint8_t *constcomp;        /* per op: computed from constants only (DEQUANTIZE of a weight) */
     int32_t *stack;
 } fctx;
 
@@ -102,7 +103,48 @@ static void mark_anc(fctx *c, int32_t b) {
     }
 }
 
-/* F = ops reached from x that b is computed from; their count. */
+/* Ops computed from constants only (every input a constant or such an op's output, no state,
+   no randomness): a weight's DEQUANTIZE in an fp16 model, a folded-away transpose. */
+static void mark_constcomp(fctx *c) {
+    const lg_subgraph *sg = c->sg;
+    for (uint32_t i = 0; i < sg->n_ops; i++) {
+        const lg_op *o = &sg->ops[i];
+        const lg_op_info *e = lg_op_info_of(c->m, o);
+        bool cc = e && !(e->flags & (LG_OPF_STATEFUL | LG_OPF_SUBGRAPHS | LG_OPF_RANDOM)) && o->n_inputs > 0;
+        for (uint32_t j = 0; j < o->n_inputs && cc; j++) {
+            int32_t t = o->inputs[j];
+            if (t < 0 || is_const(c, t)) continue;
+            int32_t p = lg_graph_producer(c->g, t);
+            cc = p >= 0 && (uint32_t)p < i && c->constcomp[p];
+        }
+        c->constcomp[i] = cc;
+    }
+}
+
+/* F's constant feeders: ops computed from constants whose outputs only F reads (the weight's
+   DEQUANTIZE) belong to F, so the bypass removes exactly F. Backward in op order, so a chain
+   (DEQUANTIZE -> RESHAPE -> F) joins whole. */
+static uint32_t add_feeders(fctx *c, uint32_t limit) {
+    const lg_subgraph *sg = c->sg;
+    uint32_t added = 0;
+    for (uint32_t i = limit; i-- > 0;) {
+        if (c->inf[i] || !c->constcomp[i]) continue;
+        const lg_op *o = &sg->ops[i];
+        bool feeds = o->n_outputs > 0;
+        for (uint32_t j = 0; j < o->n_outputs && feeds; j++) {
+            int32_t t = o->outputs[j];
+            if (t < 0) continue;
+            uint32_t nu = 0;
+            const lg_use *u = lg_graph_uses(c->g, t, &nu);
+            feeds = nu > 0 && !lg_graph_is_output(c->g, t);
+            for (uint32_t k = 0; k < nu && feeds; k++) feeds = c->inf[u[k].op];
+        }
+        if (feeds) c->inf[i] = 1, added++;
+    }
+    return added;
+}
+
+/* F = ops reached from x that b is computed from, with their constant feeders; their count. */
 static uint32_t mark_f(fctx *c, int32_t x, int32_t b, uint32_t limit) {
     mark_desc(c, x, limit);
     mark_anc(c, b);
@@ -111,7 +153,7 @@ static uint32_t mark_f(fctx *c, int32_t x, int32_t b, uint32_t limit) {
         c->inf[i] = c->desc[i] && c->anc[i];
         n += c->inf[i];
     }
-    return n;
+    return n ? n + add_feeders(c, limit) : 0;
 }
 
 static bool same_shape(const lg_tensor *a, const lg_tensor *b) {
@@ -411,17 +453,18 @@ lg_status lg_ablate_find(const lg_model *m, lg_ablate_list **out, lg_error *err)
     const lg_subgraph *sg = &m->subgraphs[0];
     lg_graph *g = NULL;
     LG_TRY(lg_graph_build(m, 0, &g, err));
-    fctx c = {m, sg, g, NULL, NULL, NULL, NULL};
+    fctx c = {m, sg, g, NULL, NULL, NULL, NULL, NULL};
     size_t nops = sg->n_ops ? sg->n_ops : 1;
-    c.desc = calloc(nops, 1), c.anc = calloc(nops, 1), c.inf = calloc(nops, 1);
+    c.desc = calloc(nops, 1), c.anc = calloc(nops, 1), c.inf = calloc(nops, 1), c.constcomp = calloc(nops, 1);
     /* every tensor is pushed at most once per producer/use edge: the edges bound the stack */
     size_t edges = 1;
     for (uint32_t i = 0; i < sg->n_ops; i++) edges += sg->ops[i].n_inputs + sg->ops[i].n_outputs;
     c.stack = malloc(edges * sizeof *c.stack);
     lg_ablate_list *l = calloc(1, sizeof *l);
     lg_status st = LG_OK;
-    if (!c.desc || !c.anc || !c.inf || !c.stack || !l) st = lgi_fail(err, LG_ERR_NOMEM, "ablate: out of memory");
+    if (!c.desc || !c.anc || !c.inf || !c.constcomp || !c.stack || !l) st = lgi_fail(err, LG_ERR_NOMEM, "ablate: out of memory");
     if (l) l->n_ops = sg->n_ops;
+    if (st == LG_OK) mark_constcomp(&c);
     for (uint32_t a = 0; st == LG_OK && a < sg->n_ops; a++) {
         if (lg_op_builtin(m, &sg->ops[a]) != LG_OP_ADD) continue;
         int32_t x = -1, b = -1;
@@ -430,7 +473,7 @@ lg_status lg_ablate_find(const lg_model *m, lg_ablate_list **out, lg_error *err)
         if (k == ADD_BLOCK) st = add_block(&c, l, a, x, b, err);
         else if (k == ADD_SKIP) st = add_skip(&c, l, a, why, err);
     }
-    free(c.desc), free(c.anc), free(c.inf), free(c.stack);
+    free(c.desc), free(c.anc), free(c.inf), free(c.constcomp), free(c.stack);
     lg_graph_free(g);
     if (st == LG_OK) {
         nest(l);
