@@ -77,21 +77,31 @@ static void table_text(const ab_args *a, const lg_ablate_report *r) {
     }
 }
 
-static void removal_text(const ab_args *a, const lg_ablate_report *r) {
+/* A figure in text: %.4g, or n/a when undefined (VOCAB: null in JSON). */
+static const char *num(double v, char *buf, size_t n) {
+    if (isnan(v)) snprintf(buf, n, "n/a");
+    else snprintf(buf, n, "%.4g", v);
+    return buf;
+}
+
+static void removal_text(const lg_ablate_report *r) {
     const char *mn = lg_ablate_metric_name(r->metric);
+    char a[32], b[32], c[32];
     printf("removed %u block%s (", r->n_removed, r->n_removed == 1 ? "" : "s");
     for (uint32_t i = 0; i < r->n_removed; i++) printf("%s%u", i ? ", " : "", r->removed[i]);
     printf("): n_params %llu -> %llu (-%llu), n_ops %u -> %u\n", (unsigned long long)r->n_params,
            (unsigned long long)r->n_params_after, (unsigned long long)(r->n_params - r->n_params_after), r->n_ops, r->n_ops_after);
-    printf("  measured %s %.4g on calibration; the sum of the single losses %.4g\n", mn, r->cand_calib[r->metric],
-           r->sum_calib[r->metric]);
+    printf("  measured %s %s on calibration; the sum of the single losses %s\n", mn, num(r->cand_calib[r->metric], a, sizeof a),
+           num(r->sum_calib[r->metric], b, sizeof b));
     if (r->n_eval)
-        printf("  measured %s %.4g on evaluation; the sum of the single losses %.4g\n", mn, r->cand_eval[r->metric],
-               r->sum_eval[r->metric]);
-    printf("  (all metrics, calibration: kl %.4g, mse %.4g, argmax %.4g", r->cand_calib[0], r->cand_calib[1], r->cand_calib[2]);
-    if (r->n_eval) printf("; evaluation: kl %.4g, mse %.4g, argmax %.4g", r->cand_eval[0], r->cand_eval[1], r->cand_eval[2]);
+        printf("  measured %s %s on evaluation; the sum of the single losses %s\n", mn, num(r->cand_eval[r->metric], a, sizeof a),
+               num(r->sum_eval[r->metric], b, sizeof b));
+    printf("  (all metrics, calibration: kl %s, mse %s, argmax %s", num(r->cand_calib[0], a, sizeof a),
+           num(r->cand_calib[1], b, sizeof b), num(r->cand_calib[2], c, sizeof c));
+    if (r->n_eval)
+        printf("; evaluation: kl %s, mse %s, argmax %s", num(r->cand_eval[0], a, sizeof a), num(r->cand_eval[1], b, sizeof b),
+               num(r->cand_eval[2], c, sizeof c));
     printf(")\n");
-    (void)a;
 }
 
 static int print_text(const ab_args *a, const lg_ablate_report *r, size_t size, const char *hex) {
@@ -104,7 +114,7 @@ static int print_text(const ab_args *a, const lg_ablate_report *r, size_t size, 
     if (l->n_blocks) table_text(a, r);
     if (l->n_blocks) printf("note: %s\n", warning_text);
     if (r->has_candidate) {
-        removal_text(a, r);
+        removal_text(r);
         fputs("wrote ", stdout);
         cli_write_path(stdout, a->out);
         printf(" (%zu bytes, sha256 %s)\n", size, hex);
