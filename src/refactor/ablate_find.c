@@ -308,13 +308,19 @@ static void f_kinds(const fctx *c, char *buf, size_t n) {
 
 typedef enum { ADD_NONE, ADD_SKIP, ADD_BLOCK } add_kind;
 
+/* A tensor computed from constants only (a DEQUANTIZE'd bias). */
+static bool const_valued(const fctx *c, int32_t t) {
+    int32_t p = lg_graph_producer(c->g, t);
+    return p >= 0 && c->constcomp[p];
+}
+
 /* Classify ADD op a. ADD_NONE: an operand is a constant (a bias, GELU's 1 +): not a candidate. */
 static add_kind classify(fctx *c, uint32_t a, int32_t *x_out, int32_t *b_out, char *why, size_t n) {
     const lg_subgraph *sg = c->sg;
     const lg_op *op = &sg->ops[a];
     if (op->n_inputs != 2 || op->n_outputs != 1 || op->inputs[0] < 0 || op->inputs[1] < 0 || op->outputs[0] < 0) return ADD_NONE;
     int32_t p = op->inputs[0], q = op->inputs[1], y = op->outputs[0];
-    if (is_const(c, p) || is_const(c, q)) return ADD_NONE;
+    if (is_const(c, p) || is_const(c, q) || const_valued(c, p) || const_valued(c, q)) return ADD_NONE;
     int32_t x = p, b = q;
     if (p == q) {
         snprintf(why, n, "both operands are the same tensor (x + x)");

@@ -16,6 +16,8 @@
 #    two independent branches; vit_tiny: 2 attention residuals (LayerNorm 2*32 + in_proj
 #    32*96 (its zero bias is folded away by convert) + out_proj 32*32+32 = 4,192) and 2 MLP
 #    residuals (64 + 32*64+64 + 64*32+32 = 4,256);
+#  - hand_landmark_lite (fp16 weights behind DEQUANTIZE): 9 blocks, their weights' DEQUANTIZEs
+#    inside F, each block's parameter difference = the constants only F reads;
 #  - LiteRT.js runs every written model and equals `litegpu run` within 1e-5 of each output's
 #    magnitude (fills half and pattern);
 #  - refusals: an existing OUT, --remove past the blocks, -o without --remove, an existing
@@ -100,9 +102,17 @@ pyassert "vit_tiny: 2 attention residuals (4192) and 2 MLP residuals (4256), in 
 pyassert "vit_tiny: n_params after = before - the removed block's" "$T/vt.json" \
     'd["removal"]["n_params_after"] == 24042 - d["blocks"][d["removal"]["blocks"][0]]["n_params"] and d["n_params"] == 24042'
 
+# ---- an fp16-weight corpus model (weights behind DEQUANTIZE: F takes its weights' DEQUANTIZEs)
+HL=build/corpus/hand_landmark_lite.tflite
+if [ -f "$HL" ]; then
+    "$LG" ablate "$HL" --remove 1 -o "$T/hl1.tflite" --json >"$T/hl.json" 2>"$T/err" || bad "hand_landmark_lite --remove 1" "$(head -c 300 "$T/err")"
+    pyassert "hand_landmark_lite: 9 blocks, each F's DEQUANTIZEs inside it, params difference = constants only F reads" "$T/hl.json" \
+        'd["n_blocks"] == 9 and all(b["n_params"] == b["n_params_f"] > 0 and "DEQUANTIZE" in b["kinds"] for b in d["blocks"]) and d["removal"]["n_params_after"] == d["n_params"] - d["blocks"][d["removal"]["blocks"][0]]["n_params"]'
+else bad "corpus" "$HL missing"; fi
+
 # ---- LiteRT.js runs every written model; litegpu run equals it
 models=()
-for n in r1 r2 rb0 rn1 vt1; do [ -f "$T/$n.tflite" ] && models+=("$T/$n.tflite"); done
+for n in r1 r2 rb0 rn1 vt1 hl1; do [ -f "$T/$n.tflite" ] && models+=("$T/$n.tflite"); done
 if node --no-liftoff peers/litert_run.js --fill half,pattern --out "$T/js" "${models[@]}" >"$T/js.log" 2>"$T/err"; then
     nbad=0; worst=""
     for mf in "${models[@]}"; do
