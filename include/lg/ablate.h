@@ -114,6 +114,9 @@ typedef struct lg_ablate_report {
     lg_ablate_metric metric;
     uint32_t n_calib, n_eval; /* cases measured (1 for the pattern fill) */
     bool pattern_fill;
+    bool measured;            /* false: the interpreter cannot run the model (an op it lacks):
+                                 blocks listed unranked (figures NaN), --remove-block only */
+    char measure_note[600];   /* why not, when !measured */
     uint64_t n_params;        /* lg_model_learned_params of the input */
     uint32_t n_ops;
     const uint32_t *order;    /* block ids by rank */

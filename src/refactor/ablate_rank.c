@@ -392,7 +392,7 @@ static lg_status build_candidate(actx *a, lg_model **out) {
     LG_TRY(choose(a));
     lg_model *c = NULL;
     LG_TRY(lg_ablate_bypass(a->m, r->list, r->removed, r->n_removed, &c, a->err));
-    lg_status st = measure_cand(a, c, r->cand_calib, r->cand_eval);
+    lg_status st = r->measured ? measure_cand(a, c, r->cand_calib, r->cand_eval) : LG_OK;
     for (int i = 0; i < LG_ABLATE_N_METRICS; i++) {
         r->sum_calib[i] = r->sum_eval[i] = 0;
         for (uint32_t k = 0; k < r->n_removed; k++) {
@@ -438,10 +438,26 @@ lg_status lg_ablate(const lg_model *m, const lg_ablate_options *o, lg_ablate_rep
         r->cand_calib[i] = r->cand_eval[i] = r->sum_calib[i] = r->sum_eval[i] = NAN;
     lg_status st = lg_ablate_find(m, &r->list, err);
     if (st == LG_OK) st = lg_model_learned_params(m, &r->n_params, err);
-    if (st == LG_OK) st = run_set(m, o->calib, o->n_calib, &a.ref_calib, err);
-    if (st == LG_OK && o->eval) st = run_set(m, o->eval, o->n_eval, &a.ref_eval, err);
-    if (st == LG_OK) st = rank_blocks(&a);
+    r->measured = true;
+    if (st == LG_OK) {
+        /* a model the interpreter cannot run (an op it lacks): the blocks are still listed and
+           --remove-block still works, unmeasured; the note says why */
+        lg_error e2;
+        st = run_set(m, o->calib, o->n_calib, &a.ref_calib, &e2);
+        if (st == LG_ERR_UNSUPPORTED) {
+            r->measured = false;
+            snprintf(r->measure_note, sizeof r->measure_note, "not measured: %s", e2.msg);
+            st = LG_OK;
+        } else if (st != LG_OK && err) {
+            *err = e2;
+        }
+    }
+    if (st == LG_OK && r->measured && o->eval) st = run_set(m, o->eval, o->n_eval, &a.ref_eval, err);
+    if (st == LG_OK && r->measured) st = rank_blocks(&a);
     if (st == LG_OK) st = order_blocks(&a);
+    if (st == LG_OK && !r->measured && o->remove_k)
+        st = lgi_fail(err, LG_ERR_UNSUPPORTED, "ablate: --remove %u needs the ranking, and the model cannot be run (%s); "
+                      "name the blocks with --remove-block", o->remove_k, r->measure_note);
     if (st == LG_OK && removing) st = build_candidate(&a, out);
     outset_free(&a.ref_calib);
     outset_free(&a.ref_eval);

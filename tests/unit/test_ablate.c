@@ -478,3 +478,49 @@ LG_TEST(ablate_const_valued_operand) {
     lg_ablate_list_free(l);
     lg_model_free(m);
 }
+
+/* Blocks before a custom op the interpreter lacks: listed unranked (measured false, the note
+   says why), --remove K refused (it needs the ranking), --remove-block still builds the
+   candidate: two blocks of 12 parameters, one removed -> 24 - 12 = 12. */
+LG_TEST(ablate_unrunnable_model) {
+    lg_builder b;
+    lg_model *m = fixt_new(&b);
+    int x = lg_b_tensor(&b, "x", LG_FLOAT32, LG_DIMS(1, 2));
+    int h0 = fc(&b, "h0", x, 2, 2, (const float[]){1, 0, 0, -1}, (const float[]){0.5f, -0.5f});
+    int f0 = fc(&b, "f0", relu(&b, "r0", h0, 2), 2, 2, (const float[]){2, 0, 0, 3}, (const float[]){1, 2});
+    int y0 = add(&b, "y0", x, f0, 2);
+    int h1 = fc(&b, "h1", y0, 2, 2, (const float[]){0, 1, 1, 0}, (const float[]){-1, 0.25f});
+    int f1 = fc(&b, "f1", relu(&b, "r1", h1, 2), 2, 2, (const float[]){0.5f, 0, 0, 0.5f}, (const float[]){3, 4});
+    int y1 = add(&b, "y1", f1, y0, 2);
+    int out = lg_b_tensor(&b, "out", LG_FLOAT32, LG_DIMS(1, 2));
+    lg_b_custom(&b, "NoSuchOp", LG_IDS(y1), LG_IDS(out), NULL, 0);
+    lg_b_io(&b, LG_IDS(x), LG_IDS(out));
+    CHECK_EQ_INT(b.status, LG_OK);
+    lg_ablate_options o;
+    memset(&o, 0, sizeof o);
+    lg_ablate_report *r = NULL;
+    lg_model *c = NULL;
+    lg_error err;
+    CHECK_OK(lg_ablate(m, &o, &r, NULL, &err), &err);
+    if (r) {
+        CHECK(!r->measured && strstr(r->measure_note, "not measured: ") == r->measure_note);
+        CHECK_EQ_INT(r->list->n_blocks, 2);
+        CHECK(isnan(r->list->blocks[0].calib[LG_ABLATE_KL]));
+    }
+    lg_ablate_report_free(r);
+    o.remove_k = 1;
+    CHECK(lg_ablate(m, &o, &r, &c, &err) == LG_ERR_UNSUPPORTED && !r && !c);
+    CHECK(strstr(err.msg, "--remove-block") != NULL);
+    const uint32_t one = 1;
+    o.remove_k = 0, o.remove_ids = &one, o.n_remove_ids = 1;
+    CHECK_OK(lg_ablate(m, &o, &r, &c, &err), &err);
+    if (r && c) {
+        CHECK_EQ_INT(r->n_params, 24);
+        CHECK_EQ_INT(r->n_params_after, 12);
+        CHECK_EQ_INT(c->subgraphs[0].n_ops, 5); /* block 0's 4 ops + the custom op */
+        CHECK(isnan(r->cand_calib[LG_ABLATE_KL]));
+    }
+    lg_ablate_report_free(r);
+    lg_model_free(c);
+    lg_model_free(m);
+}

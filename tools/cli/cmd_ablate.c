@@ -111,7 +111,8 @@ static int print_text(const ab_args *a, const lg_ablate_report *r, size_t size, 
     printf(": %u removable residual block%s (y = x + F(x)) in %u ops; n_params %llu\n", l->n_blocks, l->n_blocks == 1 ? "" : "s",
            r->n_ops, (unsigned long long)r->n_params);
     blocks_text(l);
-    if (l->n_blocks) table_text(a, r);
+    if (!r->measured) printf("%s\n", r->measure_note);
+    else if (l->n_blocks) table_text(a, r);
     if (l->n_blocks) printf("note: %s\n", warning_text);
     if (r->has_candidate) {
         removal_text(r);
@@ -206,6 +207,8 @@ static int print_json(const ab_args *a, const lg_ablate_report *r, size_t size, 
     json_key_bool(&j, "pattern_fill", r->pattern_fill);
     json_key_str(&j, "eval", r->n_eval ? a->eval : NULL);
     json_key_uint(&j, "n_eval", r->n_eval);
+    json_key_bool(&j, "measured", r->measured);
+    json_key_str(&j, "measure_note", r->measured ? NULL : r->measure_note);
     json_key(&j, "blocks");
     json_arr_open(&j);
     for (uint32_t i = 0; i < l->n_blocks; i++) block_json(&j, &l->blocks[i], r->n_eval > 0);
