@@ -38,7 +38,7 @@ static void fig(double v) {
 }
 
 static void blocks_text(const lg_ablate_list *l) {
-    printf("  block  ADD op  ops in F    params  y = ADD output (x)\n");
+    if (l->n_blocks) printf("  block  ADD op  ops in F    params  y = ADD output (x)\n");
     for (uint32_t i = 0; i < l->n_blocks; i++) {
         const lg_ablate_block *k = &l->blocks[i];
         printf("  %5u  %6d  %8u  %8llu  ", k->id, k->add_op, k->n_ops, (unsigned long long)k->params);
