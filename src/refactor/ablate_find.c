@@ -582,6 +582,9 @@ lg_status lg_ablate_bypass(const lg_model *m, const lg_ablate_list *l, const uin
     qsort(ks, nk, sizeof *ks, cmp_add_desc);
     lg_model *c = NULL;
     lg_status st = lg_model_clone(m, &c, err);
+    /* the block list holds tensor and op indices of m: the copy must keep them */
+    if (st == LG_OK && (c->subgraphs[0].n_tensors != m->subgraphs[0].n_tensors || c->subgraphs[0].n_ops != m->subgraphs[0].n_ops))
+        st = lgi_fail(err, LG_ERR_INTERNAL, "ablate: the model's copy renumbered its tensors");
     for (uint32_t i = 0; st == LG_OK && i < nk; i++) st = rewire(c, ks[i], err);
     free(ks);
     if (st == LG_OK) st = remove_dead(c, err);
