@@ -122,7 +122,10 @@ typedef struct lg_ablate_report {
     const uint32_t *order;    /* block ids by rank */
     /* the candidate (when asked) */
     bool has_candidate;
-    uint32_t *removed; uint32_t n_removed;        /* ids bypassed, by rank order */
+    uint32_t *removed; uint32_t n_removed;        /* ids bypassed (by rank for remove_k; as given
+                                                     for remove_ids, less those inside another
+                                                     one given); blocks inside them go too
+                                                     (lg_ablate_block.removed) */
     uint64_t n_params_after;
     uint32_t n_ops_after;
     double cand_calib[LG_ABLATE_N_METRICS], cand_eval[LG_ABLATE_N_METRICS];

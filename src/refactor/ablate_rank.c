@@ -279,7 +279,12 @@ static lg_status choose(actx *a) {
                                 l->n_blocks, l->n_blocks == 1 ? "" : "s");
             for (uint32_t j = 0; j < i; j++)
                 if (o->remove_ids[j] == id) return lgi_fail(a->err, LG_ERR_INVALID_ARG, "ablate: block %u given twice", id);
-            a->r->removed[a->r->n_removed++] = id;
+        }
+        /* a block inside another one given goes with it: not counted again in the sums */
+        for (uint32_t i = 0; i < o->n_remove_ids; i++) {
+            bool inner = false;
+            for (uint32_t j = 0; j < o->n_remove_ids && !inner; j++) inner = lg_ablate_nested(l, o->remove_ids[i], o->remove_ids[j]);
+            if (!inner) a->r->removed[a->r->n_removed++] = o->remove_ids[i];
         }
         return LG_OK;
     }
@@ -400,7 +405,10 @@ static lg_status build_candidate(actx *a, lg_model **out) {
             r->sum_eval[i] += r->list->blocks[r->removed[k]].eval[i];
         }
     }
-    for (uint32_t k = 0; k < r->n_removed; k++) r->list->blocks[r->removed[k]].removed = true;
+    /* removed: the chosen blocks and every block inside one of them */
+    for (uint32_t j = 0; j < r->list->n_blocks; j++)
+        for (uint32_t k = 0; k < r->n_removed; k++)
+            if (j == r->removed[k] || lg_ablate_nested(r->list, j, r->removed[k])) r->list->blocks[j].removed = true;
     if (st == LG_OK) st = lg_model_learned_params(c, &r->n_params_after, a->err);
     r->n_ops_after = c->subgraphs[0].n_ops;
     if (st == LG_OK) st = make_metadata(a);

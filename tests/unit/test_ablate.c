@@ -360,6 +360,22 @@ LG_TEST(ablate_nested) {
         CHECK(o[0] == -1 && o[1] == 3);
         lg_model_free(c);
     }
+    /* both ids given: the inner goes with the outer, counted once; both marked removed */
+    lg_ablate_options oi;
+    memset(&oi, 0, sizeof oi);
+    oi.remove_ids = both, oi.n_remove_ids = 2;
+    lg_ablate_report *ri = NULL;
+    CHECK_OK(lg_ablate(m, &oi, &ri, &c, &err), &err);
+    if (ri) {
+        CHECK_EQ_INT(ri->n_removed, 1);
+        CHECK_EQ_INT(ri->removed[0], 1);
+        CHECK(ri->list->blocks[0].removed && ri->list->blocks[1].removed);
+        CHECK_EQ_INT(ri->n_params_after, 4);
+        CHECK_NEAR(ri->sum_calib[LG_ABLATE_MSE], ri->list->blocks[1].calib[LG_ABLATE_MSE], 0);
+    }
+    lg_ablate_report_free(ri);
+    lg_model_free(c);
+    c = NULL;
     /* remove 2 independent blocks: there is one (the inner is inside the outer) */
     lg_ablate_options op;
     memset(&op, 0, sizeof op);
