@@ -4,6 +4,7 @@
    "Problem and preconditions": the input and output contracts match, no second output). */
 #include "refactor/ablate_impl.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -348,8 +349,9 @@ static add_kind classify(fctx *c, uint32_t a, int32_t *x_out, int32_t *b_out, ch
         return ADD_SKIP;
     }
     if (op->opts_kind == LG_OPTS_ADD_OPTIONS && op->opts && ((const lg_add_options *)op->opts)->fused_activation_function) {
-        snprintf(why, n, "fused activation %d: act(x + F(x)) has no identity bypass",
-                 ((const lg_add_options *)op->opts)->fused_activation_function);
+        static const char *const acts[] = {"NONE", "RELU", "RELU_N1_TO_1", "RELU6", "TANH", "SIGN_BIT"}; /* the schema's enum */
+        int act = ((const lg_add_options *)op->opts)->fused_activation_function;
+        snprintf(why, n, "fused activation %s: act(x + F(x)) has no identity bypass", act >= 0 && act <= 5 ? acts[act] : "?");
         return ADD_SKIP;
     }
     if (!f_private(c, a, b, why, n) || !f_inputs(c, x, why, n)) return ADD_SKIP;
@@ -411,7 +413,7 @@ static lg_status add_block(fctx *c, lg_ablate_list *l, uint32_t a, int32_t x, in
     f_kinds(c, k->kinds, sizeof k->kinds);
     k->params_f = f_params(c);
     k->parent = -1;
-    for (int i = 0; i < LG_ABLATE_N_METRICS; i++) k->calib[i] = k->eval[i] = 0.0 / 0.0;
+    for (int i = 0; i < LG_ABLATE_N_METRICS; i++) k->calib[i] = k->eval[i] = NAN;
     l->n_blocks++;
     return LG_OK;
 }

@@ -315,7 +315,7 @@ LG_TEST(ablate_near_miss_fused_activation) {
     lg_b_op_opts(&b, LG_OP_ADD, LG_IDS(h, f), LG_IDS(y), LG_OPTS_ADD_OPTIONS, &ao);
     lg_b_io(&b, LG_IDS(x), LG_IDS(y));
     CHECK_EQ_INT(b.status, LG_OK);
-    expect_skip(m, "fused activation");
+    expect_skip(m, "fused activation RELU: act(x + F(x)) has no identity bypass");
 }
 
 /* Nested: x = FC_pre(in); u = FC_a(x); v = u + FC_b(u) (inner); y = x + v (outer), y the model
