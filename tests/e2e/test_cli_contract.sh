@@ -22,7 +22,7 @@ bad() { echo "FAIL $1${2:+: $2}"; fail=$((fail + 1)); }
 finish() { echo "cli_contract: $pass passed, $fail failed"; [ "$fail" -eq 0 ]; exit $?; }
 [ -x "$LG" ] || { bad "build" "$LG not built"; finish; }
 
-verbs=(info convert check fix taps quantize run compare bench verify)
+verbs=(info convert check fix taps quantize ablate run compare bench verify)
 
 # ---- help
 "$LG" help help >"$T/hh" 2>"$T/err"; rc=$?
@@ -125,6 +125,7 @@ run_json "fix --json (ready)" fix "$MODEL" fix "$MODEL" -o "$T/f1.tflite" --json
 run_json "fix --json (still blocked: ok false, exit 1)" fix examples/blocked_net.tflite fix examples/blocked_net.tflite -o "$T/f2.tflite" --json
 run_json "taps --json" taps "$MODEL" taps "$MODEL" -o "$T/t1.tflite" --json
 run_json "quantize --json" quantize "$MODEL" quantize "$MODEL" -o "$T/q1.tflite" --mode int8-weights --json
+run_json "ablate --json" ablate "$MODEL" ablate "$MODEL" --json
 run_json "bench --json" bench "$MODEL" bench "$MODEL" --runs 2 --warmup 0 --json
 run_json "run --json" run "$MODEL" run "$MODEL" --json
 run_json "compare --json (precision)" compare "$MODEL" compare "$MODEL" --json

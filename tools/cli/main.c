@@ -170,6 +170,37 @@ static const cli_verb verbs[] = {
      "  --force                 replace OUT if it exists\n"
      "  --json                  print the report as JSON\n"
      "  -h, --help              show this help\n"},
+    {"ablate", cmd_ablate,
+     "Find removable residual blocks (y = x + F(x)), rank them by what bypassing each costs, remove the least harmful.",
+     "litegpu ablate MODEL [--calib DIR] [--eval DIR] [--metric kl|mse|argmax] [--remove K|--remove-block ID...] "
+     "[-o OUT.tflite] [--evidence DIR] [--force] [--json]",
+     "A removable block is an ADD y = x + F(x) on subgraph 0 whose operands and output have the\n"
+     "same shape, where F (the ops on the paths from x to the other operand) holds parameters,\n"
+     "nothing outside F reads F's tensors (none is a model output), and the ADD has no fused\n"
+     "activation; other ADDs of two computed tensors are listed with why they are not blocks.\n"
+     "Each block is bypassed alone (every use of y reads x; F and the ADD removed) and run in fp32\n"
+     "against MODEL on the --calib inputs (else one pattern-filled input): kl = mean KL(softmax(orig)\n"
+     "|| softmax(cand)) over the last axis, mse = sum (cand - orig)^2 / sum orig^2, argmax = the\n"
+     "fraction of rows whose argmax over the last axis changes; each averaged over the float\n"
+     "outputs. The table is sorted by --metric (default kl), least harmful first, with the\n"
+     "parameters each block holds (lg_model_learned_params before minus after). A block inside\n"
+     "another's F is listed on its own; removing the outer one removes it. Ablation losses do not\n"
+     "add: with --remove the combination is measured and printed next to the sum of the singles.\n"
+     "OUT's metadata \"litegpu.ablate\" names the removed blocks. MODEL may be ONNX.\n"
+     "Exit code 0: ok; 2: error (one line).\n"
+     "\n"
+     "options:\n"
+     "  --calib DIR         the ranking inputs: .npy files (one input), or one subfolder per set\n"
+     "                      holding NAME.npy per input\n"
+     "  --eval DIR          the same metrics measured on these inputs too (kept apart from --calib)\n"
+     "  --metric M          kl (default), mse or argmax: the ranking's measure\n"
+     "  --remove K          remove the K least harmful blocks (not nested in one another)\n"
+     "  --remove-block ID   remove this block (repeatable)\n"
+     "  -o, --output OUT    the candidate to write (with --remove or --remove-block)\n"
+     "  --evidence DIR      write an evidence record of the change (DIR must not exist)\n"
+     "  --force             replace OUT if it exists\n"
+     "  --json              print the report as JSON\n"
+     "  -h, --help          show this help\n"},
     {"check", cmd_check,
      "Will the model run fully on the phone's GPU? If not: why, and what fixes it.",
      "litegpu check MODEL [--target mldrift|classic] [--gpu any|mali|adreno|webgpu] [--max-gpu-ops N] [--json] "
