@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "evidence.h"
 #include "json.h"
 #include "lg/import.h"
 #include "lg/passes.h"
@@ -150,10 +151,83 @@ static int list_onnx_ops(bool md, bool as_json) {
     return CLI_OK;
 }
 
+/* --evidence DIR: the record of this conversion (the change: the format and the flags; the
+   checks: validation and, with --optimize, every pass's parity). */
+static int convert_evidence(const char *dir, int runs, int argc, char **argv, const char *in, const char *out,
+                            bool onnx, const cli_onnx_options *oo, bool optimize, bool external,
+                            const lg_pass_report *rep) {
+    cli_jtext c, k;
+    if (cli_jtext_open(&c)) return CLI_ERROR;
+    json_obj_open_flat(&c.j);
+    json_key_str(&c.j, "kind", "convert");
+    json_key_str(&c.j, "source_format", onnx ? "onnx" : "tflite");
+    json_key_str(&c.j, "target_format", "tflite");
+    json_key_bool(&c.j, "optimize", optimize);
+    json_key_bool(&c.j, "external_buffers", external);
+    if (onnx) {
+        json_key_str(&c.j, "weights", oo->weights_fp16 ? "fp16" : "fp32");
+        json_key_bool(&c.j, "nhwc_io", oo->nhwc_io);
+        json_key(&c.j, "input_shapes");
+        json_arr_open_flat(&c.j);
+        for (int i = 0; i < oo->n_shapes; i++) json_str(&c.j, oo->shapes[i]);
+        json_arr_close(&c.j);
+    }
+    json_obj_close(&c.j);
+    char *change = cli_jtext_close(&c);
+    if (cli_jtext_open(&k)) { free(change); return CLI_ERROR; }
+    json_arr_open_flat(&k.j);
+    json_obj_open_flat(&k.j);
+    json_key_str(&k.j, "check", "validate");
+    json_key_bool(&k.j, "ok", true); /* lg_model_validate passed, or nothing was written */
+    json_obj_close(&k.j);
+    for (uint32_t i = 0; rep && i < rep->n_passes; i++) {
+        const lg_pass_result *p = &rep->passes[i];
+        json_obj_open_flat(&k.j);
+        json_key_str(&k.j, "check", "optimize_parity");
+        json_key_str(&k.j, "pass", p->pass);
+        json_key_uint(&k.j, "n_rewrites", p->delta.applied);
+        json_key_bool(&k.j, "exact", p->exact);
+        if (p->parity_measured) {
+            json_key_uint(&k.j, "n_cases", p->n_cases);
+            json_key_double(&k.j, "max_abs", p->max_abs);
+            json_key_double(&k.j, "max_rel", p->max_rel);
+            json_key_double(&k.j, "bound", p->bound);
+            json_key_bool(&k.j, "ok", p->max_rel <= p->bound);
+        } else {
+            json_key(&k.j, "ok");
+            json_null(&k.j);
+        }
+        json_obj_close(&k.j);
+    }
+    json_arr_close(&k.j);
+    char *checks = cli_jtext_close(&k);
+    int rc = CLI_ERROR;
+    if (!change || !checks) {
+        cli_error("out of memory");
+    } else {
+        cli_evidence e = {0};
+        e.dir = dir;
+        e.verb = "convert";
+        e.argc = argc;
+        e.argv = argv;
+        e.baseline = in;
+        e.candidate = out;
+        e.hypothesis = "the .tflite computes what the input model computes (fp32)";
+        e.change_json = change;
+        e.checks_json = checks;
+        e.onnx = onnx ? oo : NULL;
+        e.runs = runs;
+        rc = cli_evidence_write(&e);
+    }
+    free(change);
+    free(checks);
+    return rc;
+}
+
 int cmd_convert(const cli_verb *v, int argc, char **argv) {
     bool as_json = false, force = false, external = false, optimize = false, no_prove = false;
     bool nhwc_io = false, report = false, list_ops = false, markdown = false;
-    const char *out = NULL, *weights = NULL;
+    const char *out = NULL, *weights = NULL, *ev_dir = NULL, *ev_runs = NULL;
     const char *shapes[64];
     int n_shapes = 0;
     const cli_flag flags[] = {
@@ -169,6 +243,8 @@ int cmd_convert(const cli_verb *v, int argc, char **argv) {
         {"--json", NULL, &as_json, NULL, NULL, NULL, 0},
         {"--list-onnx-ops", NULL, &list_ops, NULL, NULL, NULL, 0},
         {"--markdown", NULL, &markdown, NULL, NULL, NULL, 0},
+        {"--evidence", NULL, NULL, &ev_dir, NULL, NULL, 0},
+        {"--evidence-runs", NULL, NULL, &ev_runs, NULL, NULL, 0},
         {NULL, NULL, NULL, NULL, NULL, NULL, 0},
     };
     const char *pos[1];
@@ -197,13 +273,14 @@ int cmd_convert(const cli_verb *v, int argc, char **argv) {
     /* the one output rule (a regular file, replaced only with --force; never a link, device,
        FIFO or folder), checked before the work so a refused output fails fast */
     if (cli_output_check(out, force)) return CLI_ERROR;
+    int ev_n = 0;
+    if (cli_evidence_begin(ev_dir, ev_runs, &ev_n)) return CLI_ERROR;
 
     lg_model *m = NULL;
     lg_import_report *irep = NULL;
     lg_error err;
+    cli_onnx_options oo = {shapes, n_shapes, nhwc_io, weights && strcmp(weights, "fp16") == 0, report, as_json};
     if (onnx) {
-        cli_onnx_options oo = {shapes, n_shapes, nhwc_io, weights && strcmp(weights, "fp16") == 0,
-                               report, as_json};
         int irc = cli_onnx_import(in, &oo, &m, &irep);
         if (irc != CLI_OK) return irc;
     } else if (lg_tflite_read_file(in, NULL, &m, &err) != LG_OK) {
@@ -237,6 +314,11 @@ int cmd_convert(const cli_verb *v, int argc, char **argv) {
         lg_pass_report_free(rep);
         lg_import_report_free(irep);
         return wrc;
+    }
+    if (ev_dir && convert_evidence(ev_dir, ev_n, argc, argv, in, out, onnx, &oo, optimize, external, rep) != CLI_OK) {
+        lg_pass_report_free(rep);
+        lg_import_report_free(irep);
+        return CLI_ERROR;
     }
     int prc = print_result(as_json, in, out, size, hex, rep, irep, report);
     lg_pass_report_free(rep);
