@@ -5,6 +5,7 @@
    but SHA256SUMS; contract.json is listed and parses, and its baseline / candidate /
    rollback_artifact sha256 are the digests of the copies it names (which must be listed).
    Exit 0 verified, 1 tampered or incomplete (every problem named), 2 usage or DIR unreadable. */
+#define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
@@ -337,7 +338,19 @@ static void print_record(const evv *v) {
         printf(")\n");
     }
     const jv *x = jv_get(c, "one_primary_change");
-    if (x) { fputs("  change: ", stdout); jv_line(stdout, x); putchar('\n'); }
+    if (x) {
+        /* one line, cut at 400 characters (a calibration list can be long) */
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&buf, &len);
+        if (m) {
+            jv_line(m, x);
+            fclose(m);
+            if (len > 400) printf("  change: %.400s ... (%zu characters: contract.json or --json has it all)\n", buf, len);
+            else printf("  change: %s\n", buf);
+        }
+        free(buf);
+    }
     x = jv_get(c, "structural_checks");
     printf("  structural checks: %zu\n", x && x->type == JV_ARR ? x->n : (size_t)0);
     for (const jv *k = x && x->type == JV_ARR ? x->child : NULL; k; k = k->next) {
