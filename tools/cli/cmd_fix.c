@@ -469,7 +469,7 @@ static void fix_change_json(json_w *j, const fix_args *a, const lg_fix_report *r
     json_key_str(j, "target", lg_target_name(r->target));
     json_key_str(j, "gpu", lg_gpu_name(r->gpu));
     json_key_bool(j, "allow_approx", a->allow_approx);
-    json_key_bool(j, "warnings", a->warnings);
+    json_key_bool(j, "remove_warnings", a->warnings);
     json_key_bool(j, "io_int32", a->io_int32);
     json_key_str(j, "outputs", a->outputs);
     json_key(j, "input_shapes");
