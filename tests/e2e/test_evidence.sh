@@ -88,6 +88,19 @@ EOF
 then ok "quantize: error equals quantize's parity, ref max = PyTorch's, 3 timed runs ($(cat "$T/p.txt"))"
 else bad "quantize: measured error" "$(tail -n 2 "$T/p.txt")"; fi
 
+# INT8 inputs and outputs (--int8-io): the record quantizes the inputs and dequantizes the
+# outputs with their scales; the error must equal quantize's parity (which feeds the same way)
+"$LG" quantize "$T/r.tflite" -o "$T/q8.tflite" --mode int8-static --int8-io --calib $F/calib --eval $F/eval --evidence "$T/eq8" \
+    --json >"$T/q8.json" 2>"$T/err"; rc=$?
+if [ "$rc" = 0 ] && "$PY" - "$T/eq8/contract.json" "$T/q8.json" >"$T/p.txt" 2>&1 <<'EOF2'
+import json, sys
+c = json.load(open(sys.argv[1])); q = json.load(open(sys.argv[2]))
+assert q["static"]["int8_io"] is True
+o = c["measurements"]["output_error"][0]; p = q["parity"]["outputs"][0]
+assert abs(o["max_abs"] - p["max_abs"]) <= 1e-6 * p["max_abs"] and o["argmax"]["n_equal"] == p["n_argmax_equal"], (o, p)
+EOF2
+then ok "quantize --int8-io: the record's error equals quantize's parity"; else bad "quantize --int8-io record" "exit $rc: $(tail -n 2 "$T/p.txt") $(head -c 200 "$T/err")"; fi
+
 # ---- fix: a blocked model
 "$LG" fix examples/blocked_net.tflite -o "$T/f.tflite" --evidence "$T/ef" --json >"$T/f.json" 2>"$T/err"; rc=$?
 [ "$rc" -le 1 ] && ok "fix --evidence: exit $rc" || bad "fix --evidence" "exit $rc: $(head -c 300 "$T/err")"
@@ -174,6 +187,9 @@ for a in "$T/none" "$T/afile" ""; do
     "$LG" evidence $a >/dev/null 2>"$T/err"; rc=$?
     [ "$rc" = 2 ] && [ "$(wc -l <"$T/err")" = 1 ] && ok "evidence $(basename "${a:-without-DIR}"): exit 2, one line" || bad "evidence $a" "exit $rc"
 done
+
+"$LG" convert $F/refactornet.onnx -o "$T/r5.tflite" --evidence "$T/es/" >/dev/null 2>"$T/err"; rc=$?
+[ "$rc" = 0 ] && "$LG" evidence "$T/es" >/dev/null 2>&1 && ok "--evidence DIR/ (trailing slash) writes DIR" || bad "--evidence DIR/" "exit $rc: $(head -c 200 "$T/err")"
 
 # ---- determinism: two runs into two folders
 "$LG" convert $F/refactornet.onnx -o "$T/r.tflite" --force --evidence "$T/ec2" >/dev/null 2>&1

@@ -111,7 +111,7 @@ static void read_sums(evv *v) {
         }
         evv_entry *e = &v->files[v->n_files++];
         memset(e, 0, sizeof *e);
-        snprintf(e->name, sizeof e->name, "%s", name);
+        memcpy(e->name, name, strlen(name) + 1); /* shorter than e->name: checked above */
         memcpy(e->want, line, 64);
         e->want[64] = 0;
     }
@@ -239,6 +239,14 @@ static void check_contract(evv *v) {
         v->contract = NULL;
         return;
     }
+    static const char *const keys[] = {"experiment_id", "verb", "one_primary_change", "structural_checks", "measurements",
+                                       "known_limitations", "decision"};
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+        if (!jv_get(v->contract, keys[k])) {
+            char d[80];
+            snprintf(d, sizeof d, "no \"%s\"", keys[k]);
+            problem(v, "contract.json", "incomplete", NULL, NULL, d);
+        }
     check_ref(v, "baseline");
     check_ref(v, "candidate");
     check_ref(v, "rollback_artifact");

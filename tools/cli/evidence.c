@@ -235,8 +235,10 @@ int cli_evidence_write(const cli_evidence *e) {
     if (cli_evidence_file_sha(e->candidate, chex, &csize) != 0) return cli_error("evidence: cannot read candidate %s", e->candidate);
     ev_measure me;
     ev_measure_run(e, &me);
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp-XXXXXX", e->dir) >= (int)sizeof tmp) { ev_measure_free(&me); return cli_error("evidence: folder name too long"); }
+    char dir[4096], tmp[4200];
+    if (snprintf(dir, sizeof dir, "%s", e->dir) >= (int)sizeof dir) { ev_measure_free(&me); return cli_error("evidence: folder name too long"); }
+    for (size_t n = strlen(dir); n > 1 && dir[n - 1] == '/'; n--) dir[n - 1] = 0; /* "ev/" is ev */
+    snprintf(tmp, sizeof tmp, "%s.tmp-XXXXXX", dir);
     if (!mkdtemp(tmp)) { ev_measure_free(&me); return cli_error("evidence: cannot create %s: %s", tmp, strerror(errno)); }
     mode_t um = umask(0);
     umask(um);
@@ -255,8 +257,8 @@ int cli_evidence_write(const cli_evidence *e) {
     ev_measure_free(&me);
     if (rc == 0) rc = write_sums(tmp, names, n);
     if (rc != 0) { remove_tmp(tmp, names, n); return cli_error("evidence: cannot write the record in %s", tmp); }
-    if (cli_evidence_check(e->dir) != CLI_OK) { remove_tmp(tmp, names, n); return CLI_ERROR; }
-    if (rename_new(tmp, e->dir) != 0) {
+    if (cli_evidence_check(dir) != CLI_OK) { remove_tmp(tmp, names, n); return CLI_ERROR; }
+    if (rename_new(tmp, dir) != 0) {
         int er = errno; remove_tmp(tmp, names, n);
         if (er == EEXIST) return cli_error("evidence folder %s exists: refused (records are never overwritten)", e->dir);
         return cli_error("evidence: cannot rename %s to %s: %s", tmp, e->dir, strerror(er));
