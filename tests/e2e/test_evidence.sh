@@ -119,6 +119,24 @@ EOF
 then ok "fix: error <= fix's parity, checks and passes are fix's report"
 else bad "fix: record content" "$(tail -n 2 "$T/p.txt")"; fi
 
+# a model litegpu cannot run (a custom op, tests/tools/make_verify_models.c): null, with the reason
+if cc -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -Iinclude -Isrc -o "$T/mkv" \
+       tests/tools/make_verify_models.c build/liblitegpu.a -lm 2>"$T/cc.err" && mkdir -p "$T/m" && "$T/mkv" "$T/m"; then
+    "$LG" convert "$T/m/custom_myop.tflite" -o "$T/cu.tflite" --evidence "$T/ecu" >/dev/null 2>"$T/err"; rc=$?
+    if [ "$rc" = 0 ] && "$LG" evidence "$T/ecu" >/dev/null && "$PY" - "$T/ecu/contract.json" "$T/ecu/measurements_timing.json" >"$T/p.txt" 2>&1 <<'EOF2'
+import json, sys
+c = json.load(open(sys.argv[1])); t = json.load(open(sys.argv[2])); m = c["measurements"]
+assert m["planned_arena_bytes"] == {"before": None, "after": None}, m
+assert m["output_error"] is None and m["evaluation_inputs"] is None, m
+assert t["before"] is None and t["after"] is None, t
+lim = " ".join(c["known_limitations"])
+assert "cannot run it" in lim and "MyOp" in lim, lim
+assert "latency is the reference" not in lim, lim
+EOF2
+    then ok "unrunnable model (custom op): measurements null, the reason in known_limitations"
+    else bad "unrunnable model" "exit $rc: $(tail -n 2 "$T/p.txt") $(head -c 200 "$T/err")"; fi
+else bad "unrunnable model" "cannot build tests/tools/make_verify_models.c: $(head -c 200 "$T/cc.err")"; fi
+
 # ---- tampering: each file in turn, one bit flipped
 for f in $(ls "$T/ec"); do
     [ -f "$T/ec/$f" ] || continue

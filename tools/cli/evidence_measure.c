@@ -484,10 +484,12 @@ void ev_measure_run(const cli_evidence *e, ev_measure *me) {
     if (me->have_error && e->calib && e->calib_is_fit)
         limit(me, "the evaluation inputs are the calibration inputs the change was fitted on: the output error is "
                   "optimistic; give separate evaluation inputs");
-    limit(me, "latency is the reference interpreter's (fp32 storage, one thread, this host), %d warm runs per model "
+    if (me->before.have_latency || me->after.have_latency)
+        limit(me, "latency is the reference interpreter's (fp32 storage, one thread, this host), %d warm runs per model "
               "after 1 warm-up: not a GPU or device measurement; p95 of %d runs is their nearest-rank 95th percentile",
           me->runs, me->runs);
-    limit(me, "planned memory is the reference interpreter's activation plan (arena and peak live bytes), not a "
+    if (me->before.runs || me->after.runs)
+        limit(me, "planned memory is the reference interpreter's activation plan (arena and peak live bytes), not a "
               "process or device peak");
     sets_free(&s);
     lg_interp_free(ib);
