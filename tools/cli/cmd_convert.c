@@ -151,79 +151,6 @@ static int list_onnx_ops(bool md, bool as_json) {
     return CLI_OK;
 }
 
-/* --evidence DIR: the record of this conversion (the change: the format and the flags; the
-   checks: validation and, with --optimize, every pass's parity). */
-static int convert_evidence(const char *dir, int runs, int argc, char **argv, const char *in, const char *out,
-                            bool onnx, const cli_onnx_options *oo, bool optimize, bool external,
-                            const lg_pass_report *rep) {
-    cli_jtext c, k;
-    if (cli_jtext_open(&c)) return CLI_ERROR;
-    json_obj_open_flat(&c.j);
-    json_key_str(&c.j, "kind", "convert");
-    json_key_str(&c.j, "source_format", onnx ? "onnx" : "tflite");
-    json_key_str(&c.j, "target_format", "tflite");
-    json_key_bool(&c.j, "optimize", optimize);
-    json_key_bool(&c.j, "external_buffers", external);
-    if (onnx) {
-        json_key_str(&c.j, "weights", oo->weights_fp16 ? "fp16" : "fp32");
-        json_key_bool(&c.j, "nhwc_io", oo->nhwc_io);
-        json_key(&c.j, "input_shapes");
-        json_arr_open_flat(&c.j);
-        for (int i = 0; i < oo->n_shapes; i++) json_str(&c.j, oo->shapes[i]);
-        json_arr_close(&c.j);
-    }
-    json_obj_close(&c.j);
-    char *change = cli_jtext_close(&c);
-    if (cli_jtext_open(&k)) { free(change); return CLI_ERROR; }
-    json_arr_open_flat(&k.j);
-    json_obj_open_flat(&k.j);
-    json_key_str(&k.j, "check", "validate");
-    json_key_bool(&k.j, "ok", true); /* lg_model_validate passed, or nothing was written */
-    json_obj_close(&k.j);
-    for (uint32_t i = 0; rep && i < rep->n_passes; i++) {
-        const lg_pass_result *p = &rep->passes[i];
-        json_obj_open_flat(&k.j);
-        json_key_str(&k.j, "check", "optimize_parity");
-        json_key_str(&k.j, "pass", p->pass);
-        json_key_uint(&k.j, "n_rewrites", p->delta.applied);
-        json_key_bool(&k.j, "exact", p->exact);
-        if (p->parity_measured) {
-            json_key_uint(&k.j, "n_cases", p->n_cases);
-            json_key_double(&k.j, "max_abs", p->max_abs);
-            json_key_double(&k.j, "max_rel", p->max_rel);
-            json_key_double(&k.j, "bound", p->bound);
-            json_key_bool(&k.j, "ok", p->max_rel <= p->bound);
-        } else {
-            json_key(&k.j, "ok");
-            json_null(&k.j);
-        }
-        json_obj_close(&k.j);
-    }
-    json_arr_close(&k.j);
-    char *checks = cli_jtext_close(&k);
-    int rc = CLI_ERROR;
-    if (!change || !checks) {
-        cli_error("out of memory");
-    } else {
-        cli_evidence e = {0};
-        e.dir = dir;
-        e.verb = "convert";
-        e.argc = argc;
-        e.argv = argv;
-        e.baseline = in;
-        e.candidate = out;
-        e.hypothesis = "the .tflite computes what the input model computes (fp32)";
-        e.change_json = change;
-        e.checks_json = checks;
-        e.onnx = onnx ? oo : NULL;
-        e.runs = runs;
-        rc = cli_evidence_write(&e);
-    }
-    free(change);
-    free(checks);
-    return rc;
-}
-
 int cmd_convert(const cli_verb *v, int argc, char **argv) {
     bool as_json = false, force = false, external = false, optimize = false, no_prove = false;
     bool nhwc_io = false, report = false, list_ops = false, markdown = false;
@@ -315,7 +242,7 @@ int cmd_convert(const cli_verb *v, int argc, char **argv) {
         lg_import_report_free(irep);
         return wrc;
     }
-    if (ev_dir && convert_evidence(ev_dir, ev_n, argc, argv, in, out, onnx, &oo, optimize, external, rep) != CLI_OK) {
+    if (ev_dir && cli_evidence_convert(ev_dir, ev_n, argc, argv, in, out, onnx ? &oo : NULL, optimize, external, rep) != CLI_OK) {
         lg_pass_report_free(rep);
         lg_import_report_free(irep);
         return CLI_ERROR;

@@ -455,130 +455,6 @@ static int golden_inputs(const fix_args *a, const lg_model *m, cli_inputs *in, b
     return rc;
 }
 
-/* --evidence DIR: the change is the passes applied and the rules they removed; the checks are
-   the end-to-end fp32 parity (against the sum of the passes' bounds) and check's verdict. */
-static bool rule_left(const lg_fix_report *r, const char *rule) {
-    for (uint32_t i = 0; i < r->n_left; i++)
-        if (strcmp(r->left[i].rule, rule) == 0) return true;
-    return false;
-}
-
-static void fix_change_json(json_w *j, const fix_args *a, const lg_fix_report *r) {
-    json_obj_open_flat(j);
-    json_key_str(j, "kind", "fix");
-    json_key_str(j, "target", lg_target_name(r->target));
-    json_key_str(j, "gpu", lg_gpu_name(r->gpu));
-    json_key_bool(j, "allow_approx", a->allow_approx);
-    json_key_bool(j, "remove_warnings", a->warnings);
-    json_key_bool(j, "io_int32", a->io_int32);
-    json_key_str(j, "outputs", a->outputs);
-    json_key(j, "input_shapes");
-    json_arr_open_flat(j);
-    for (int i = 0; i < a->n_shapes; i++) json_str(j, a->shapes[i]);
-    json_arr_close(j);
-    json_key(j, "frozen");
-    json_arr_open_flat(j);
-    for (int i = 0; i < a->n_freezes; i++) json_str(j, a->freezes[i]);
-    json_arr_close(j);
-    json_key(j, "passes");
-    json_arr_open_flat(j);
-    for (uint32_t i = 0; i < r->n_steps; i++) {
-        const lg_fix_step *st = &r->steps[i];
-        json_obj_open_flat(j);
-        json_key_uint(j, "round", st->round);
-        json_key_str(j, "pass", st->result.pass);
-        json_rules(j, st->rules);
-        json_key_uint(j, "n_rewrites", st->result.delta.applied);
-        json_key_bool(j, "exact", st->result.exact);
-        json_obj_close(j);
-    }
-    json_arr_close(j);
-    json_key(j, "rules_removed");
-    json_arr_open_flat(j);
-    for (uint32_t i = 0; i < r->n_steps; i++)
-        for (uint32_t k = 0; k < 4 && r->steps[i].rules[k]; k++) {
-            const char *rule = r->steps[i].rules[k];
-            bool dup = false;
-            for (uint32_t q = 0; q <= i && !dup; q++)
-                for (uint32_t x = 0; x < 4 && r->steps[q].rules[x] && !dup; x++)
-                    dup = (q < i || x < k) && strcmp(r->steps[q].rules[x], rule) == 0;
-            if (!dup && !rule_left(r, rule)) json_str(j, rule);
-        }
-    json_arr_close(j);
-    json_obj_close(j);
-}
-
-static void fix_checks_json(json_w *j, const lg_fix_report *r) {
-    json_arr_open_flat(j);
-    json_obj_open_flat(j);
-    json_key_str(j, "check", "fp32_parity");
-    if (r->parity_measured) {
-        double bound = 0;
-        for (uint32_t i = 0; i < r->n_steps; i++) bound += r->steps[i].result.exact ? 1e-6 : r->steps[i].result.bound;
-        json_key_uint(j, "n_cases", r->n_cases);
-        json_key_double(j, "max_abs", r->max_abs);
-        json_key_double(j, "max_rel", r->max_rel);
-        json_key_double(j, "min_pearson", r->min_pearson);
-        json_key_double(j, "bound", bound);
-        json_key_bool(j, "ok", r->max_rel <= bound);
-    } else {
-        json_key_str(j, "note", r->parity_note[0] ? r->parity_note : "not measured");
-        json_key(j, "ok");
-        json_null(j);
-    }
-    json_obj_close(j);
-    json_obj_open_flat(j);
-    json_key_str(j, "check", "check_verdict");
-    json_key(j, "before");
-    json_obj_open_flat(j);
-    json_key_bool(j, "ok", r->ready_before);
-    json_key_uint(j, "n_blockers", r->blockers_before);
-    json_key_uint(j, "n_warnings", r->warnings_before);
-    json_obj_close(j);
-    json_key(j, "after");
-    json_obj_open_flat(j);
-    json_key_bool(j, "ok", r->ready_after);
-    json_key_uint(j, "n_blockers", r->blockers_after);
-    json_key_uint(j, "n_warnings", r->warnings_after);
-    json_obj_close(j);
-    json_key_bool(j, "ok", r->ready_after);
-    json_obj_close(j);
-    json_arr_close(j);
-}
-
-static int fix_evidence(const fix_args *a, int ev_n, int argc, char **argv, const lg_fix_report *r) {
-    cli_jtext c, k;
-    if (cli_jtext_open(&c)) return CLI_ERROR;
-    fix_change_json(&c.j, a, r);
-    char *change = cli_jtext_close(&c), *checks = NULL;
-    if (cli_jtext_open(&k) == CLI_OK) {
-        fix_checks_json(&k.j, r);
-        checks = cli_jtext_close(&k);
-    }
-    int rc = CLI_ERROR;
-    if (change && checks) {
-        cli_evidence e = {0};
-        e.dir = a->ev_dir;
-        e.verb = "fix";
-        e.argc = argc;
-        e.argv = argv;
-        e.baseline = a->model;
-        e.candidate = a->out;
-        e.hypothesis = "the rewrites remove the GPU blockers and keep the model's fp32 outputs";
-        e.change_json = change;
-        e.checks_json = checks;
-        e.calib = a->calib;
-        e.calib_is_fit = a->calib != NULL; /* the hardening gate chose its rewrites on them */
-        e.runs = ev_n;
-        rc = cli_evidence_write(&e);
-    } else {
-        cli_error("out of memory");
-    }
-    free(change);
-    free(checks);
-    return rc;
-}
-
 int cmd_fix(const cli_verb *v, int argc, char **argv) {
     fix_args a;
     memset(&a, 0, sizeof a);
@@ -744,7 +620,9 @@ int cmd_fix(const cli_verb *v, int argc, char **argv) {
         lg_fix_report_free(rep);
         return wrc;
     }
-    if (a.ev_dir && fix_evidence(&a, ev_n, argc, argv, rep) != CLI_OK) {
+    if (a.ev_dir && cli_evidence_fix(&(cli_evidence_fix_flags){a.ev_dir, ev_n, argc, argv, a.model, a.out, a.calib,
+                                                      a.allow_approx, a.warnings, a.io_int32, a.outputs, a.shapes,
+                                                      a.n_shapes, a.freezes, a.n_freezes}, rep) != CLI_OK) {
         lg_fix_report_free(rep);
         return CLI_ERROR;
     }

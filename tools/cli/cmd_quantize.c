@@ -694,121 +694,6 @@ static int load_inputs(const q_args *a, const lg_model *m, cli_inputs *in, cli_c
     return rc;
 }
 
-/* --evidence DIR: the change is the mode, granularity, range estimator, exclusions and the
-   calibration files; the checks are the parity per output and check's verdict before/after.
-   The record's output error is measured on --eval, else on --calib (marked as fitted on). */
-static void q_change_json(json_w *j, const q_args *a, const lg_quant_report *r, const q_manifest *mf) {
-    json_obj_open_flat(j);
-    json_key_str(j, "kind", "quantize");
-    json_key_str(j, "mode", lg_quant_mode_name(r->mode));
-    json_key_str(j, "granularity", granularity(r));
-    json_key_str(j, "range", r->mode == LG_QUANT_INT8_STATIC ? lg_quant_range_name(r->range) : NULL);
-    json_key(j, "percentile");
-    if (r->mode == LG_QUANT_INT8_STATIC && r->range == LG_RANGE_PERCENTILE) json_double(j, r->percentile);
-    else json_null(j);
-    json_key_bool(j, "int8_io", r->int8_io);
-    json_key(j, "target_error");
-    if (r->swept) json_double(j, r->target_error);
-    else json_null(j);
-    json_key_uint(j, "n_kept_float", r->swept ? r->n_kept : 0);
-    json_key(j, "exclude");
-    json_arr_open_flat(j);
-    for (uint32_t k = 0; k < r->n_exclude; k++) {
-        json_obj_open_flat(j);
-        json_key_str(j, "pattern", a->exclude[k]);
-        json_key_uint(j, "n_ops", r->exclude_hits[k]);
-        json_obj_close(j);
-    }
-    json_arr_close(j);
-    json_key_uint(j, "n_weights", r->n_weights);
-    json_key(j, "calibration");
-    json_arr_open_flat(j);
-    for (uint32_t k = 0; k < mf->n; k++) {
-        json_obj_open_flat(j);
-        json_key_str(j, "path", mf->files[k].name);
-        json_key_str(j, "sha256", mf->files[k].sha256);
-        json_obj_close(j);
-    }
-    json_arr_close(j);
-    json_obj_close(j);
-}
-
-static void q_checks_json(json_w *j, const lg_quant_report *r) {
-    json_arr_open_flat(j);
-    for (uint32_t k = 0; r->measured && k < r->n_outputs; k++) {
-        const lg_quant_output *o = &r->outputs[k];
-        json_obj_open_flat(j);
-        json_key_str(j, "check", "parity");
-        json_key_uint(j, "output", o->index);
-        json_key_str(j, "name", o->name);
-        json_key_uint(j, "n_cases", o->n_cases);
-        json_key_double(j, "snr_db", o->snr_db); /* null: exact or an all-zero reference */
-        json_key_double(j, "cosine", o->cosine);
-        json_key_double(j, "max_abs", o->max_abs);
-        json_key_uint(j, "n_argmax_equal", o->n_argmax_equal);
-        json_key_double(j, "score", o->worst_score);
-        json_key_bool(j, "ok", o->pass);
-        json_obj_close(j);
-    }
-    if (!r->measured) {
-        json_obj_open_flat(j);
-        json_key_str(j, "check", "parity");
-        json_key_str(j, "note", r->measure_note);
-        json_key(j, "ok");
-        json_null(j);
-        json_obj_close(j);
-    }
-    json_obj_open_flat(j);
-    json_key_str(j, "check", "check_verdict");
-    json_key_str(j, "target", lg_target_name(r->target));
-    json_key(j, "before");
-    json_obj_open_flat(j);
-    json_key_bool(j, "ok", r->ready_before);
-    json_key_uint(j, "n_blockers", r->blockers_before);
-    json_obj_close(j);
-    json_key(j, "after");
-    json_obj_open_flat(j);
-    json_key_bool(j, "ok", r->ready_after);
-    json_key_uint(j, "n_blockers", r->blockers_after);
-    json_obj_close(j);
-    json_key_bool(j, "ok", r->ready_after);
-    json_obj_close(j);
-    json_arr_close(j);
-}
-
-static int q_evidence(const q_args *a, int ev_n, int argc, char **argv, const lg_quant_report *r, const q_manifest *mf) {
-    cli_jtext c, k;
-    if (cli_jtext_open(&c)) return CLI_ERROR;
-    q_change_json(&c.j, a, r, mf);
-    char *change = cli_jtext_close(&c), *checks = NULL;
-    if (cli_jtext_open(&k) == CLI_OK) {
-        q_checks_json(&k.j, r);
-        checks = cli_jtext_close(&k);
-    }
-    int rc = CLI_ERROR;
-    if (change && checks) {
-        cli_evidence e = {0};
-        e.dir = a->ev_dir;
-        e.verb = "quantize";
-        e.argc = argc;
-        e.argv = argv;
-        e.baseline = a->model;
-        e.candidate = a->out;
-        e.hypothesis = "the quantized model is smaller and keeps the outputs within the quality contract";
-        e.change_json = change;
-        e.checks_json = checks;
-        e.calib = a->eval ? a->eval : a->calib;
-        e.calib_is_fit = !a->eval && a->calib;
-        e.runs = ev_n;
-        rc = cli_evidence_write(&e);
-    } else {
-        cli_error("out of memory");
-    }
-    free(change);
-    free(checks);
-    return rc;
-}
-
 int cmd_quantize(const cli_verb *v, int argc, char **argv) {
     q_args a;
     memset(&a, 0, sizeof a);
@@ -883,7 +768,8 @@ int cmd_quantize(const cli_verb *v, int argc, char **argv) {
         manifest_free(&mf);
         return wrc;
     }
-    if (a.ev_dir && q_evidence(&a, ev_n, argc, argv, rep, &mf) != CLI_OK) {
+    if (a.ev_dir && cli_evidence_quantize(&(cli_evidence_quantize_flags){a.ev_dir, ev_n, argc, argv, a.model, a.out, a.calib,
+                                                                a.eval, a.exclude, mf.files, mf.n}, rep) != CLI_OK) {
         lg_quant_report_free(rep);
         manifest_free(&mf);
         return CLI_ERROR;

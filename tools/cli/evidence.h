@@ -57,6 +57,32 @@ int cli_evidence_begin(const char *dir, const char *runs_s, int *runs);
 /* sha256 (hex) and size of a file: 0, or -1 when it cannot be read. */
 int cli_evidence_file_sha(const char *path, char hex[65], size_t *size);
 
+/* ---- the records of convert, fix and quantize (evidence_verbs.c): the change and the checks
+   from the library's report of the run, then cli_evidence_write. CLI_OK or CLI_ERROR. */
+struct lg_pass_report;
+struct lg_fix_report;
+struct lg_quant_report;
+struct lg_quant_file;
+/* oo: the ONNX import flags, NULL for a .tflite input; rep: --optimize's report or NULL */
+int cli_evidence_convert(const char *dir, int runs, int argc, char **argv, const char *in, const char *out,
+                         const cli_onnx_options *oo, bool optimize, bool external, const struct lg_pass_report *rep);
+typedef struct cli_evidence_fix_flags {
+    const char *dir; int runs; int argc; char **argv;
+    const char *model, *out, *calib;
+    bool allow_approx, warnings, io_int32;
+    const char *outputs;
+    const char *const *shapes; int n_shapes;
+    const char *const *freezes; int n_freezes;
+} cli_evidence_fix_flags;
+int cli_evidence_fix(const cli_evidence_fix_flags *f, const struct lg_fix_report *r);
+typedef struct cli_evidence_quantize_flags {
+    const char *dir; int runs; int argc; char **argv;
+    const char *model, *out, *calib, *eval;
+    const char *const *exclude;                 /* r->n_exclude patterns */
+    const struct lg_quant_file *calib_files; unsigned n_calib_files;
+} cli_evidence_quantize_flags;
+int cli_evidence_quantize(const cli_evidence_quantize_flags *f, const struct lg_quant_report *r);
+
 /* change_json / checks_json text built with the JSON writer (one line: open the top container
    with json_obj_open_flat / json_arr_open_flat):
        cli_jtext t; if (cli_jtext_open(&t)) ...; json_obj_open_flat(&t.j); ... json_obj_close(&t.j);
