@@ -79,6 +79,8 @@ ref = float(np.abs(logits).max())
 assert abs(o["ref_max_abs"] - ref) <= 1e-4 * ref, (o["ref_max_abs"], ref)
 assert o["max_abs"] > 0, "int8 changes the outputs"
 assert c["measurements"]["evaluation_inputs"]["fitted_on"] is False
+assert c["input_contract"]["same"] is True and c["input_contract"]["baseline"]["inputs"] == [{"name": "input", "dtype": "FLOAT32", "shape": [1, 16]}], c["input_contract"]
+assert "model inputs and outputs (names, shapes, dtypes)" in c["held_constant"]
 ch = c["one_primary_change"]
 assert ch["mode"] == "int8-static" and ch["range"] == "minmax" and len(ch["calibration"]) == 64, ch
 assert t["n_runs"] == 3 and t["before"]["median_ms"] > 0 and t["after"]["median_ms"] <= t["after"]["p95_ms"], t
@@ -98,8 +100,12 @@ c = json.load(open(sys.argv[1])); q = json.load(open(sys.argv[2]))
 assert q["static"]["int8_io"] is True
 o = c["measurements"]["output_error"][0]; p = q["parity"]["outputs"][0]
 assert abs(o["max_abs"] - p["max_abs"]) <= 1e-6 * p["max_abs"] and o["argmax"]["n_equal"] == p["n_argmax_equal"], (o, p)
+ic = c["input_contract"]
+assert ic["same"] is False and ic["candidate"]["inputs"][0]["dtype"] == "INT8" and ic["baseline"]["inputs"][0]["dtype"] == "FLOAT32", ic
+assert not any("inputs and outputs" in h for h in c["held_constant"]), c["held_constant"]
+assert any("interface was not held constant" in l for l in c["known_limitations"])
 EOF2
-then ok "quantize --int8-io: the record's error equals quantize's parity"; else bad "quantize --int8-io record" "exit $rc: $(tail -n 2 "$T/p.txt") $(head -c 200 "$T/err")"; fi
+then ok "quantize --int8-io: the record's error equals quantize's parity; the interface change is recorded, not held constant"; else bad "quantize --int8-io record" "exit $rc: $(tail -n 2 "$T/p.txt") $(head -c 200 "$T/err")"; fi
 
 # ---- fix: a blocked model
 "$LG" fix examples/blocked_net.tflite -o "$T/f.tflite" --evidence "$T/ef" --json >"$T/f.json" 2>"$T/err"; rc=$?

@@ -161,8 +161,13 @@ static int write_contract(const char *path, const cli_evidence *e, const ev_meas
     const char *h = e->hypothesis ? e->hypothesis : "the candidate keeps the baseline's behaviour";
     json_write_quoted(f, h, strlen(h));
     fprintf(f, ",\n  \"one_primary_change\": %s,\n", e->change_json ? e->change_json : "{}");
-    fprintf(f, "  \"held_constant\": [\"model inputs and outputs (names, shapes, dtypes)\", "
-               "\"runtime and backend\", \"evaluation inputs\"],\n");
+    fprintf(f, "  \"input_contract\": %s,\n", me->interface_json ? me->interface_json : "null");
+    fprintf(f, "  \"held_constant\": [%s\"runtime and backend\", \"evaluation inputs\"],\n",
+            me->same_interface ? "\"model inputs and outputs (names, shapes, dtypes)\", " : "");
+    fprintf(f, "  \"quality_gates\": [],\n  \"performance_objective\": null,\n  \"recovery_budget\": ");
+    const char *rec = e->recovery ? e->recovery : "none";
+    json_write_quoted(f, rec, strlen(rec));
+    fprintf(f, ",\n");
     fprintf(f, "  \"structural_checks\": %s,\n", e->checks_json ? e->checks_json : "[]");
     fprintf(f, "  \"measurements\": ");
     ev_measure_write(f, e, me, bsize, csize);

@@ -39,6 +39,8 @@ typedef struct cli_evidence {
     int runs;                 /* timed runs per model for the latency (0: 5), after 1 warm-up */
     bool calib_is_fit;        /* the evaluation inputs are the ones the change was fitted on
                                  (calibration): recorded as a limitation */
+    const char *recovery;     /* the recovery applied (e.g. "least-squares refit of the consumer on
+                                 DIR"), or NULL: "none" */
 } cli_evidence;
 
 /* Write the record. CLI_OK (0), or CLI_ERROR (2) with one line printed. Measures both models
@@ -120,6 +122,8 @@ typedef struct ev_measure {
     unsigned n_cases;
     char inputs_sha256[65];   /* of the float32 input data fed, set by set, input by input */
     char limits[EV_MAX_LIMITS][400]; unsigned n_limits;
+    char *interface_json;     /* {"baseline": {inputs, outputs}, "candidate": ..., "same": b} (malloc'd) or NULL */
+    bool same_interface;      /* names, dtypes and shapes of the inputs and outputs equal */
 } ev_measure;
 
 void ev_measure_run(const cli_evidence *e, ev_measure *m);

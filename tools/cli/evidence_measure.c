@@ -460,6 +460,66 @@ static void measure_latency(ev_measure *me, lg_interp *ib, lg_interp *ic, const 
     free(tc);
 }
 
+/* ---------------------------------------------------------------- interface */
+
+static void io_list(json_w *j, const lg_subgraph *sg, const int32_t *idx, uint32_t n) {
+    json_arr_open_flat(j);
+    for (uint32_t i = 0; i < n; i++) {
+        const lg_tensor *t = idx[i] >= 0 && (uint32_t)idx[i] < sg->n_tensors ? &sg->tensors[idx[i]] : NULL;
+        json_obj_open_flat(j);
+        json_key_str(j, "name", t && t->name ? t->name : "");
+        json_key_str(j, "dtype", t ? lg_dtype_name(t->type) : NULL);
+        json_key(j, "shape");
+        json_arr_open_flat(j);
+        for (uint32_t d = 0; t && d < t->rank; d++) json_int(j, t->shape[d]);
+        json_arr_close(j);
+        json_obj_close(j);
+    }
+    json_arr_close(j);
+}
+
+static bool same_io(const lg_subgraph *a, const int32_t *ia, uint32_t na, const lg_subgraph *b, const int32_t *ib,
+                    uint32_t nb) {
+    if (na != nb) return false;
+    for (uint32_t i = 0; i < na; i++) {
+        if (ia[i] < 0 || ib[i] < 0 || (uint32_t)ia[i] >= a->n_tensors || (uint32_t)ib[i] >= b->n_tensors) return false;
+        const lg_tensor *x = &a->tensors[ia[i]], *y = &b->tensors[ib[i]];
+        if (x->type != y->type || x->rank != y->rank || strcmp(x->name ? x->name : "", y->name ? y->name : "") != 0) return false;
+        for (uint32_t d = 0; d < x->rank; d++)
+            if (x->shape[d] != y->shape[d]) return false;
+    }
+    return true;
+}
+
+/* The models' inputs and outputs (subgraph 0), and whether they are the same: the record's
+   "held_constant" claims the interface only when it is. */
+static void interface(ev_measure *me, const lg_model *mb, const lg_model *mc) {
+    if (!mb || !mc || !mb->n_subgraphs || !mc->n_subgraphs) return;
+    const lg_subgraph *a = &mb->subgraphs[0], *b = &mc->subgraphs[0];
+    me->same_interface = same_io(a, a->inputs, a->n_inputs, b, b->inputs, b->n_inputs) &&
+                         same_io(a, a->outputs, a->n_outputs, b, b->outputs, b->n_outputs);
+    cli_jtext t;
+    if (cli_jtext_open(&t) != CLI_OK) return;
+    json_obj_open_flat(&t.j);
+    const lg_subgraph *sg[2] = {a, b};
+    const char *key[2] = {"baseline", "candidate"};
+    for (int k = 0; k < 2; k++) {
+        json_key(&t.j, key[k]);
+        json_obj_open_flat(&t.j);
+        json_key(&t.j, "inputs");
+        io_list(&t.j, sg[k], sg[k]->inputs, sg[k]->n_inputs);
+        json_key(&t.j, "outputs");
+        io_list(&t.j, sg[k], sg[k]->outputs, sg[k]->n_outputs);
+        json_obj_close(&t.j);
+    }
+    json_key_bool(&t.j, "same", me->same_interface);
+    json_obj_close(&t.j);
+    me->interface_json = cli_jtext_close(&t);
+    if (!me->same_interface)
+        limit(me, "the candidate's inputs or outputs differ from the baseline's (names, dtypes or shapes: "
+                  "input_contract): the interface was not held constant");
+}
+
 /* ---------------------------------------------------------------- entry */
 
 void ev_measure_run(const cli_evidence *e, ev_measure *me) {
@@ -471,6 +531,7 @@ void ev_measure_run(const cli_evidence *e, ev_measure *me) {
     lg_interp *ib = NULL, *ic = NULL;
     side_static(me, "baseline", mb, &me->before, &ib);
     side_static(me, "candidate", mc, &me->after, &ic);
+    interface(me, mb, mc);
     ev_sets s;
     memset(&s, 0, sizeof s);
     if (ib && ic) measure_error(e, me, ib, ic, mc, &s);
@@ -501,6 +562,8 @@ void ev_measure_run(const cli_evidence *e, ev_measure *me) {
 void ev_measure_free(ev_measure *m) {
     free(m->outputs);
     m->outputs = NULL;
+    free(m->interface_json);
+    m->interface_json = NULL;
 }
 
 /* ---------------------------------------------------------------- JSON */
