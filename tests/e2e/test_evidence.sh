@@ -143,6 +143,21 @@ EOF2
     else bad "unrunnable model" "exit $rc: $(tail -n 2 "$T/p.txt") $(head -c 200 "$T/err")"; fi
 else bad "unrunnable model" "cannot build tests/tools/make_verify_models.c: $(head -c 200 "$T/cc.err")"; fi
 
+# a verb's malformed change / checks text (NaN printed with %g, a cut buffer): kept as strings,
+# the contract stays valid JSON (tests/tools/evidence_writer.c calls cli_evidence_write directly)
+if cc -std=c11 -Wall -Wextra -Werror -Iinclude -Itools/cli -o "$T/w" tests/tools/evidence_writer.c \
+       $(ls build/obj/tools/cli/*.o | grep -v '/main\.o$') build/liblitegpu.a -llapack -lblas -lpthread -lm 2>"$T/cc.err"; then
+    "$T/w" "$T/ew" examples/tiny_convnet.tflite examples/tiny_convnet.tflite '{"kind":"x","v":nan}' '[{"check":"a"}' >/dev/null 2>"$T/err"; rc=$?
+    if [ "$rc" = 0 ] && "$LG" evidence "$T/ew" >/dev/null && "$PY" -c '
+import json, sys
+c = json.load(open(sys.argv[1]))
+assert c["one_primary_change"] == {"unparsed": "{\"kind\":\"x\",\"v\":nan}"}, c["one_primary_change"]
+assert c["structural_checks"] == [{"unparsed": "[{\"check\":\"a\"}"}], c["structural_checks"]
+assert sum("not valid JSON" in l for l in c["known_limitations"]) == 2
+' "$T/ew/contract.json" 2>"$T/p.txt"; then ok "malformed change/checks texts: kept as strings, a valid contract, two limitations"
+    else bad "malformed texts" "exit $rc: $(tail -n 1 "$T/p.txt") $(head -c 200 "$T/err")"; fi
+else bad "malformed texts" "cannot build tests/tools/evidence_writer.c: $(head -c 300 "$T/cc.err")"; fi
+
 # ---- tampering: each file in turn, one bit flipped
 for f in $(ls "$T/ec"); do
     [ -f "$T/ec/$f" ] || continue

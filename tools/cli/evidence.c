@@ -142,6 +142,32 @@ static int write_command(const char *path, const cli_evidence *e) {
     return fclose(f) == 0 ? 0 : -1;
 }
 
+/* A verb's change / checks text is embedded as is when it is a JSON object / array; otherwise
+   (a bug in the verb: NaN printed with %g, a truncated buffer) it is kept as a string under
+   "unparsed", and the limitation says so: the contract stays valid JSON. */
+static bool json_ok(const char *text, jv_type want, char *why, size_t n) {
+    if (!text) return true;
+    char msg[160];
+    jv *v = jv_parse(text, strlen(text), msg, sizeof msg);
+    if (!v) { snprintf(why, n, "%s", msg); return false; }
+    jv_type t = v->type;
+    jv_free(v);
+    if (t != want) { snprintf(why, n, "not a JSON %s", want == JV_OBJ ? "object" : "array"); return false; }
+    return true;
+}
+
+static void embed(FILE *f, const char *key, const char *text, bool ok, const char *empty, bool arr) {
+    fprintf(f, "  \"%s\": ", key);
+    if (!text) fputs(empty, f);
+    else if (ok) fputs(text, f);
+    else {
+        fputs(arr ? "[{\"unparsed\": " : "{\"unparsed\": ", f);
+        json_write_quoted(f, text, strlen(text));
+        fputs(arr ? "}]" : "}", f);
+    }
+    fputs(",\n", f);
+}
+
 static int write_contract(const char *path, const cli_evidence *e, const ev_measure *me, const char *bname,
                           const char *bhex, size_t bsize, const char *chex, size_t csize) {
     FILE *f = fopen(path, "w");
@@ -160,7 +186,8 @@ static int write_contract(const char *path, const cli_evidence *e, const ev_meas
     fprintf(f, "},\n  \"hypothesis\": ");
     const char *h = e->hypothesis ? e->hypothesis : "the candidate keeps the baseline's behaviour";
     json_write_quoted(f, h, strlen(h));
-    fprintf(f, ",\n  \"one_primary_change\": %s,\n", e->change_json ? e->change_json : "{}");
+    fputs(",\n", f);
+    embed(f, "one_primary_change", e->change_json, me->change_ok, "{}", false);
     fprintf(f, "  \"input_contract\": %s,\n", me->interface_json ? me->interface_json : "null");
     fprintf(f, "  \"held_constant\": [%s\"runtime and backend\", \"evaluation inputs\"],\n",
             me->same_interface ? "\"model inputs and outputs (names, shapes, dtypes)\", " : "");
@@ -168,7 +195,7 @@ static int write_contract(const char *path, const cli_evidence *e, const ev_meas
     const char *rec = e->recovery ? e->recovery : "none";
     json_write_quoted(f, rec, strlen(rec));
     fprintf(f, ",\n");
-    fprintf(f, "  \"structural_checks\": %s,\n", e->checks_json ? e->checks_json : "[]");
+    embed(f, "structural_checks", e->checks_json, me->checks_ok, "[]", true);
     fprintf(f, "  \"measurements\": ");
     ev_measure_write(f, e, me, bsize, csize);
     fprintf(f, ",\n  \"known_limitations\": [");
@@ -203,18 +230,6 @@ static void remove_tmp(const char *tmp, const char *const *names, int n) {
     rmdir(tmp);
 }
 
-/* change_json must be a JSON object, checks_json an array (a verb's text, embedded as is). */
-static int check_json(const char *text, jv_type want, const char *what) {
-    if (!text) return CLI_OK;
-    char msg[160];
-    jv *v = jv_parse(text, strlen(text), msg, sizeof msg);
-    if (!v) return cli_error("evidence: %s is not valid JSON: %s", what, msg);
-    jv_type t = v->type;
-    jv_free(v);
-    if (t != want) return cli_error("evidence: %s must be a JSON %s", what, want == JV_OBJ ? "object" : "array");
-    return CLI_OK;
-}
-
 static int write_timing(const char *path, const ev_measure *me) {
     FILE *f = fopen(path, "w");
     if (!f) return -1;
@@ -233,13 +248,18 @@ static int rename_new(const char *from, const char *to) {
 
 int cli_evidence_write(const cli_evidence *e) {
     if (cli_evidence_check(e->dir) != CLI_OK) return CLI_ERROR;
-    if (check_json(e->change_json, JV_OBJ, "the change") || check_json(e->checks_json, JV_ARR, "the checks"))
-        return CLI_ERROR;
     char bhex[65], chex[65]; size_t bsize = 0, csize = 0;
     if (cli_evidence_file_sha(e->baseline, bhex, &bsize) != 0) return cli_error("evidence: cannot read baseline %s", e->baseline);
     if (cli_evidence_file_sha(e->candidate, chex, &csize) != 0) return cli_error("evidence: cannot read candidate %s", e->candidate);
     ev_measure me;
     ev_measure_run(e, &me);
+    char why[200];
+    me.change_ok = json_ok(e->change_json, JV_OBJ, why, sizeof why);
+    if (!me.change_ok && me.n_limits < EV_MAX_LIMITS)
+        snprintf(me.limits[me.n_limits++], sizeof me.limits[0], "the verb's change text is not valid JSON (%s): kept as a string", why);
+    me.checks_ok = json_ok(e->checks_json, JV_ARR, why, sizeof why);
+    if (!me.checks_ok && me.n_limits < EV_MAX_LIMITS)
+        snprintf(me.limits[me.n_limits++], sizeof me.limits[0], "the verb's checks text is not valid JSON (%s): kept as a string", why);
     char dir[4096], tmp[4200];
     if (snprintf(dir, sizeof dir, "%s", e->dir) >= (int)sizeof dir) { ev_measure_free(&me); return cli_error("evidence: folder name too long"); }
     for (size_t n = strlen(dir); n > 1 && dir[n - 1] == '/'; n--) dir[n - 1] = 0; /* "ev/" is ev */

@@ -124,6 +124,7 @@ typedef struct ev_measure {
     char limits[EV_MAX_LIMITS][400]; unsigned n_limits;
     char *interface_json;     /* {"baseline": {inputs, outputs}, "candidate": ..., "same": b} (malloc'd) or NULL */
     bool same_interface;      /* names, dtypes and shapes of the inputs and outputs equal */
+    bool change_ok, checks_ok; /* the verb's texts are a JSON object / array (else kept as strings) */
 } ev_measure;
 
 void ev_measure_run(const cli_evidence *e, ev_measure *m);
