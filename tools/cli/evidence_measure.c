@@ -5,7 +5,8 @@
    - the planned activation memory of the reference interpreter (lg_interp_mem_plan: the
      arena and the peak of live activation bytes), before and after;
    - latency median and p95 over a few warm runs (1 warm-up, then e->runs, the two models
-     alternating), as bench times a run (set the inputs + invoke); written to the timing file;
+     alternating, on the "pattern" fill), as bench times a run (set the inputs + invoke);
+     written to the timing file;
    - the candidate's output error against the baseline in fp32 on the evaluation inputs (the
      folder e->calib, in cli_calib_load's layout, else the "pattern" fill as compare's golden
      input): per output max abs, max |ref|, max abs / max |ref|, RMS, and argmax agreement per
@@ -400,64 +401,45 @@ static void summarize(ev_side *s, double *t, int n, double first) {
     s->have_latency = true;
 }
 
-/* One warm-up each, then runs alternating baseline / candidate (drift hits both alike). The
-   inputs are the first evaluation set (or the pattern fill when the error was not measured:
-   the interpreters already hold the last set fed, or zeros). */
-static void measure_latency(ev_measure *me, lg_interp *ib, lg_interp *ic, const lg_model *mc, const ev_sets *s) {
+/* One warm-up each, then runs alternating baseline / candidate (drift hits both alike), each
+   run setting the inputs and invoking, as bench does. The inputs are the "pattern" fill made in
+   each model's own input types (cli_inputs_make, bench --fill pattern): latency does not depend
+   on the evaluation inputs, and a model whose error could not be measured is still timed. */
+static void measure_latency(ev_measure *me, lg_interp *ib, lg_interp *ic) {
     int n = me->runs;
-    double *tb = calloc((size_t)n, sizeof *tb), *tc = calloc((size_t)n, sizeof *tc);
-    void **qbuf = NULL;
-    if (!tb || !tc) {
-        limit(me, "latency not measured: out of memory");
-        free(tb);
-        free(tc);
-        return;
-    }
-    lg_error err;
+    double *t[2] = {calloc((size_t)n, sizeof(double)), calloc((size_t)n, sizeof(double))};
     lg_interp *its[2] = {ib, ic};
+    cli_inputs in[2];
+    memset(in, 0, sizeof in);
+    bool ok[2] = {false, false};
     double first[2] = {0, 0};
-    bool ok[2] = {ib != NULL, ic != NULL};
-    if (ic && s->n) {
-        qbuf = calloc(s->n_in ? s->n_in : 1, sizeof *qbuf);
-        for (unsigned i = 0; qbuf && i < s->n_in; i++) {
-            lg_tensor_view c;
-            lg_interp_input(ic, i, &c);
-            qbuf[i] = malloc((size_t)(c.numel ? c.numel : 1) * 2);
-        }
-    }
+    const char *who[2] = {"baseline", "candidate"};
+    lg_error err;
     for (int w = 0; w < 2; w++) {
-        if (!ok[w]) continue;
-        double a = now_ms();
-        lg_status st = LG_OK;
-        if (s->n && w == 0) st = feed_baseline(ib, s, 0, &err);
-        if (s->n && w == 1 && qbuf) st = feed_candidate(ic, mc, s, 0, qbuf, &err);
-        if (st == LG_OK) st = lg_interp_invoke(its[w], &err);
-        first[w] = now_ms() - a;
-        if (st != LG_OK) {
-            ok[w] = false;
-            limit(me, "%s: latency not measured: %s", w ? "candidate" : "baseline", err.msg);
+        if (!its[w]) continue;
+        if (!t[w] || cli_inputs_make(its[w], NULL, 0, "pattern", &in[w]) != 0) {
+            limit(me, "%s: latency not measured: its inputs could not be made", who[w]);
+            continue;
         }
+        double a = now_ms();
+        ok[w] = cli_inputs_set(its[w], &in[w]) == 0 && lg_interp_invoke(its[w], &err) == LG_OK;
+        first[w] = now_ms() - a;
+        if (!ok[w]) limit(me, "%s: latency not measured: the run failed", who[w]);
     }
     for (int r = 0; r < n; r++)
         for (int w = 0; w < 2; w++) {
             if (!ok[w]) continue;
             double a = now_ms();
-            lg_status st = LG_OK;
-            if (s->n && w == 0) st = feed_baseline(ib, s, 0, &err);
-            if (s->n && w == 1 && qbuf) st = feed_candidate(ic, mc, s, 0, qbuf, &err);
-            if (st == LG_OK) st = lg_interp_invoke(its[w], &err);
-            (w ? tc : tb)[r] = now_ms() - a;
-            if (st != LG_OK) {
-                ok[w] = false;
-                limit(me, "%s: latency not measured: %s", w ? "candidate" : "baseline", err.msg);
-            }
+            ok[w] = cli_inputs_set(its[w], &in[w]) == 0 && lg_interp_invoke(its[w], &err) == LG_OK;
+            t[w][r] = now_ms() - a;
+            if (!ok[w]) limit(me, "%s: latency not measured: %s", who[w], err.msg);
         }
-    if (ok[0]) summarize(&me->before, tb, n, first[0]);
-    if (ok[1]) summarize(&me->after, tc, n, first[1]);
-    for (unsigned i = 0; qbuf && i < s->n_in; i++) free(qbuf[i]);
-    free(qbuf);
-    free(tb);
-    free(tc);
+    if (ok[0]) summarize(&me->before, t[0], n, first[0]);
+    if (ok[1]) summarize(&me->after, t[1], n, first[1]);
+    for (int w = 0; w < 2; w++) {
+        cli_inputs_free(&in[w]);
+        free(t[w]);
+    }
 }
 
 /* ---------------------------------------------------------------- interface */
@@ -536,7 +518,7 @@ void ev_measure_run(const cli_evidence *e, ev_measure *me) {
     memset(&s, 0, sizeof s);
     if (ib && ic) measure_error(e, me, ib, ic, mc, &s);
     else limit(me, "output error not measured: both models must run in the reference interpreter");
-    if (ib || ic) measure_latency(me, ib, ic, mc, &s);
+    if (ib || ic) measure_latency(me, ib, ic);
     if (cli_model_format(e->baseline) == CLI_FORMAT_ONNX)
         limit(me, "the baseline is ONNX: its n_params, planned memory, latency and outputs are those of the model "
                   "litegpu imports from it (in memory, with the verb's import flags), and its file size is the ONNX file's");
