@@ -11,8 +11,12 @@
 #    128 eval inputs, max_abs and the argmax agreement equal quantize's own parity report
 #    (src/passes/quant_measure.c, another implementation), ref_max_abs is max |PyTorch logits|
 #    (eval_logits.npy) within 1e-4, and inputs_sha256 is numpy's digest of eval/*.npy;
+#  - quantize --int8-io: the record quantizes the inputs and dequantizes the outputs; its error
+#    equals quantize's parity, and the changed interface is recorded (not "held constant");
 #  - fix's record's error on the pattern input is at most fix's own parity max_abs (3 inputs,
 #    the pattern one among them);
+#  - a model litegpu cannot run (a custom op): planned memory, latency and error are null, the
+#    reason in known_limitations; a verb's malformed change/checks text is kept as a string;
 #  - tampering: each file in turn with one bit flipped is detected and named (exit 1), and
 #    sha256sum -c agrees; an added file and a deleted file are named; a forged record whose
 #    SHA256SUMS was recomputed after editing the contract's candidate digest is still caught
