@@ -22,7 +22,7 @@ bad() { echo "FAIL $1${2:+: $2}"; fail=$((fail + 1)); }
 finish() { echo "cli_contract: $pass passed, $fail failed"; [ "$fail" -eq 0 ]; exit $?; }
 [ -x "$LG" ] || { bad "build" "$LG not built"; finish; }
 
-verbs=(info convert check fix taps quantize ablate run compare bench verify)
+verbs=(info convert check fix taps quantize ablate run compare bench verify evidence)
 
 # ---- help
 "$LG" help help >"$T/hh" 2>"$T/err"; rc=$?
@@ -133,5 +133,7 @@ run_json "compare --json (diverges: ok false, exit 1)" compare examples/layernor
 run_json "compare --json (two models)" compare "$MODEL" compare "$MODEL" "$MODEL" --random 1 --json
 run_json "verify --json (one model)" verify "$MODEL" verify "$MODEL" --json
 run_json "verify --json (two models: model null)" verify - verify "$MODEL" examples/blocked_net.tflite --json
+"$LG" fix "$MODEL" -o "$T/e.tflite" --evidence "$T/ev" >/dev/null 2>&1
+run_json "evidence --json (a record: model null)" evidence - evidence "$T/ev" --json
 
 finish

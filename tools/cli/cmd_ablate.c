@@ -326,9 +326,9 @@ static int write_evidence(const ab_args *a, int argc, char **argv, const lg_abla
     e.change_json = change;
     e.checks_json = checks;
     /* the evaluation inputs: --eval when given (kept apart from the ranking), else the --calib
-       set the blocks were chosen on (merge note: with the evidence branch's cli_evidence, set
-       calib_is_fit = !a->eval) */
+       set the blocks were chosen on (then the record says the figures are on fitted data) */
     e.calib = a->eval ? a->eval : a->calib;
+    e.calib_is_fit = !a->eval && a->calib;
     int rc = change && checks ? cli_evidence_write(&e) : cli_error("evidence: out of memory");
     free(change);
     free(checks);
