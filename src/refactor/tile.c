@@ -255,7 +255,13 @@ static bool op_breaks(const tile_ctx *c, uint32_t i, brk *b) {
     }
     case LG_OP_RESHAPE: case LG_OP_SQUEEZE: case LG_OP_EXPAND_DIMS:
         if (c->merge_src[out] >= 0 && c->merge_src[in] < 0) {
-            axes_text(c, in_sp, ax, sizeof ax);
+            tile_mask mixed = 0;
+            for (uint32_t a = 0; a < rk(c, out); a++)
+                if (sp_axis(c, out, a) && popcount(c->label[out][a]) != 1) mixed |= sp_axis(c, out, a);
+            for (uint32_t a = 0; a < ri; a++)
+                if (sp_axis(c, in, a) && popcount(c->label[in][a]) != 1) mixed = 0; /* already merged */
+            if (!mixed) return false;
+            axes_text(c, mixed, ax, sizeof ax);
             return set_brk(b, LG_TILE_RESHAPE_SPACE, in, "merges or splits a spatial axis with another (%s)", ax);
         }
         return false;

@@ -10,8 +10,9 @@
 /* An axis label is a bit set of model-input axes: bit (input*LG_MAX_RANK + axis). A RESHAPE
    that merges axes gives the merged axis the union; a "pure" axis carries one bit. */
 typedef uint32_t tile_mask;
-#define TILE_MAX_INPUTS 4
+#define TILE_MAX_INPUTS 3
 #define TILE_BIT(input, axis) ((tile_mask)1u << ((input) * LG_MAX_RANK + (axis)))
+#define TILE_SPLIT ((tile_mask)1u << 31) /* a piece of a split axis: never pure */
 
 typedef struct tile_ctx {
     const lg_model *m;

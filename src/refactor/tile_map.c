@@ -75,37 +75,49 @@ static bool same_shape(const tile_ctx *c, int32_t a, int32_t b) {
     return true;
 }
 
-/* RESHAPE/SQUEEZE/EXPAND_DIMS: group the dimensions by equal prefix products (size-1 axes
-   skipped). A one-to-one group carries its label; a merged or split group gets the union,
-   and the output remembers the tensor before the merge (merge_src). A reshape back to that
-   tensor's shape restores its labels. Returns true when some group is not one-to-one. */
-static bool label_reshape(tile_ctx *c, int32_t in, int32_t out) {
+/* RESHAPE/SQUEEZE/EXPAND_DIMS: walk the output axes consuming the input axes in order (size-1
+   axes skipped). An output axis made of exactly one whole input axis carries its label; one
+   made of several (a merge) gets the union; a piece of a split input axis gets its label with
+   TILE_SPLIT (not pure). The output of a merge or split remembers the tensor before it
+   (merge_src); a reshape back to that tensor's shape restores its labels. */
+static void label_reshape(tile_ctx *c, int32_t in, int32_t out) {
     int32_t src = c->merge_src[in];
     if (src >= 0 && same_shape(c, src, out)) {
         memcpy(c->label[out], c->label[src], sizeof c->label[out]);
-        return false;
+        return;
     }
     const int32_t *di = c->sg->tensors[in].shape, *dout = c->sg->tensors[out].shape;
-    uint32_t ri = rank_of(c, in), ro = rank_of(c, out), i = 0, o = 0;
-    bool merged = false;
-    for (;;) {
-        while (i < ri && di[i] == 1) i++;
-        while (o < ro && dout[o] == 1) o++;
-        if (i >= ri || o >= ro) break;
-        uint32_t i0 = i, o0 = o;
-        int64_t pi = di[i++], po = dout[o++];
-        while (pi != po && (i < ri || o < ro)) {
-            if (pi < po && i < ri) pi *= di[i++];
-            else if (o < ro) po *= dout[o++];
-            else break;
-        }
+    uint32_t ri = rank_of(c, in), ro = rank_of(c, out), i = 0;
+    int64_t rem = ri ? di[0] : 1;
+    bool merged = false, lost = false;
+    for (uint32_t o = 0; o < ro; o++) {
+        int64_t need = dout[o];
         tile_mask u = 0;
-        for (uint32_t a = i0; a < i; a++) u |= c->label[in][a];
-        for (uint32_t a = o0; a < o; a++) c->label[out][a] = u;
-        if (i - i0 != 1 || o - o0 != 1) merged = true;
+        int parts = 0;
+        bool whole = true;
+        while (need > 1 && !lost) {
+            while (i < ri && rem == 1) { i++; rem = i < ri ? di[i] : 1; }
+            if (i >= ri) { lost = true; break; }
+            bool fresh = rem == di[i];
+            u |= c->label[in][i];
+            parts++;
+            if (rem % need == 0) {
+                if (!fresh || rem != need) whole = false;
+                rem /= need;
+                need = 1;
+            } else if (need % rem == 0) {
+                if (!fresh) whole = false;
+                need /= rem;
+                rem = 1;
+            } else {
+                lost = true;
+            }
+        }
+        if (lost) { u = 0; for (uint32_t a = 0; a < ri; a++) u |= c->label[in][a]; whole = false; parts = 2; }
+        if (dout[o] > 1 && (parts != 1 || !whole)) merged = true;
+        c->label[out][o] = (parts == 1 && whole) || dout[o] <= 1 ? u : (parts == 1 ? u | TILE_SPLIT : u);
     }
     if (merged) c->merge_src[out] = src >= 0 ? src : in;
-    return merged;
 }
 
 static void label_reduce(tile_ctx *c, const lg_op *op, int32_t out) {
