@@ -72,7 +72,7 @@ typedef struct lg_tile_axis {
     int32_t rf;
     int32_t jump_num, jump_den;
     int32_t halo_left, halo_right;
-    bool causal;           /* halo_right == 0 with halo_left > 0 */
+    bool causal;           /* halo_right == 0, halo_left > 0, an integer jump (no upsampling) */
 } lg_tile_axis;
 
 /* A convolution on a causal 1-D path: its streaming state (k-1)*d samples of its input. */

@@ -341,7 +341,7 @@ static lg_status axis_stats(const tile_ctx *c, int32_t out_t, tile_mask bit, lg_
     }
     ax->halo_left = (int32_t)hl;
     ax->halo_right = (int32_t)hr;
-    ax->causal = ax->halo_right == 0 && ax->halo_left > 0;
+    ax->causal = ax->halo_right == 0 && ax->halo_left > 0 && ax->jump_den == 1;
     free(los);
     free(his);
     return LG_OK;
