@@ -147,16 +147,19 @@ static bool rule_reduce(const tile_ctx *c, const lg_op *op, int32_t code, tile_m
         return set_brk(b, LG_TILE_ATTENTION, in, "contracts positions (%s): attention mixes every position", ax);
     if (code == LG_OP_GATHER || code == LG_OP_GATHER_ND || code == LG_OP_SLICE || code == LG_OP_STRIDED_SLICE)
         return set_brk(b, LG_TILE_GATHER_SPACE, in, "selects fixed positions on a spatial axis (%s)", ax);
-    if (code == LG_OP_AVERAGE_POOL_2D || code == LG_OP_MAX_POOL_2D || code == LG_OP_L2_POOL_2D) {
+    if (code == LG_OP_AVERAGE_POOL_2D || code == LG_OP_MAX_POOL_2D || code == LG_OP_L2_POOL_2D ||
+        code == LG_OP_CONV_2D || code == LG_OP_DEPTHWISE_CONV_2D) {
+        bool pool = code != LG_OP_CONV_2D && code != LG_OP_DEPTHWISE_CONV_2D;
         for (int32_t a = 1; a <= 2; a++) {
             tile_kernel kr;
             if (sp_axis(c, in, (uint32_t)a) && tile_op_kernel(c, (uint32_t)(op - c->sg->ops), a, &kr) &&
-                kr.k >= tile_dim(c, in, a))
-                return set_brk(b, LG_TILE_REDUCE_SPACE, in, "global pooling: the window covers the whole spatial axis (%s)", ax);
+                (int64_t)(kr.k - 1) * kr.d + 1 >= tile_dim(c, in, a))
+                return pool ? set_brk(b, LG_TILE_REDUCE_SPACE, in, "global pooling: the window covers the whole spatial axis (%s)", ax)
+                            : set_brk(b, LG_TILE_FC_SPACE, in, "a convolution whose window covers the whole spatial axis (%s): "
+                                      "a dense layer over space", ax);
         }
         return false;
     }
-    if (code == LG_OP_CONV_2D || code == LG_OP_DEPTHWISE_CONV_2D) return false;
     return set_brk(b, LG_TILE_UNANALYSED, in, "drops a spatial axis (%s)", ax);
 }
 
@@ -306,6 +309,39 @@ static int64_t gcd64(int64_t a, int64_t b) {
     return a ? a : 1;
 }
 
+/* The jump: the slope of lo(o), measured over a long stretch P of (unclipped, virtual)
+   output positions so the floor/ceil of upsamplers averages out, then the nearest fraction
+   with a denominator up to 64 (the error of the slope is at most 2/P). */
+static lg_status jump_of(const tile_ctx *c, int32_t out_t, int32_t in_t, tile_mask bit, int32_t n,
+                         int32_t *lo, int32_t *hi, int64_t *jn, int64_t *jd, lg_error *err) {
+    const int64_t P = 1 << 16;
+    int64_t l[2];
+    for (int k = 0; k < 2; k++) {
+        reset(lo, hi, c->n_tensors);
+        lo[out_t] = hi[out_t] = k ? (int32_t)P : 0;
+        lg_status st = tile_demand(c, bit, lo, hi, false, false, err);
+        if (st != LG_OK) return st;
+        if (lo[in_t] > hi[in_t]) { *jn = *jd = 1; return LG_OK; }
+        l[k] = lo[in_t];
+    }
+    (void)n;
+    double x = (double)(l[1] - l[0]) / (double)P;
+    for (int64_t d = 1; d <= 64; d++) {
+        double q = x * (double)d, r = q - (double)(int64_t)(q + (q >= 0 ? 0.5 : -0.5));
+        if (r < 0) r = -r;
+        if (r <= (double)d * 4.0 / (double)P) {
+            int64_t num = (int64_t)(q + (q >= 0 ? 0.5 : -0.5)), g = gcd64(num, d);
+            *jn = num / g;
+            *jd = d / g;
+            return LG_OK;
+        }
+    }
+    int64_t g = gcd64(l[1] - l[0], P);
+    *jn = (l[1] - l[0]) / g;
+    *jd = P / g;
+    return LG_OK;
+}
+
 /* RF, jump and halos of one axis: the demand of every single output position. */
 static lg_status axis_stats(const tile_ctx *c, int32_t out_t, tile_mask bit, lg_tile_axis *ax,
                             int32_t *lo, int32_t *hi, lg_error *err) {
@@ -327,10 +363,13 @@ static lg_status axis_stats(const tile_ctx *c, int32_t out_t, tile_mask bit, lg_
         if (o == 0) lo0 = los[o];
         lon = los[o];
     }
-    int64_t jn = n > 1 ? lon - lo0 : 1, jd = n > 1 ? n - 1 : 1, g = gcd64(jn, jd);
+    (void)lo0; (void)lon;
+    int64_t jn = 1, jd = 1;
+    lg_status st = jump_of(c, out_t, in_t, bit, n, lo, hi, &jn, &jd, err);
+    if (st != LG_OK) { free(los); free(his); return st; }
     ax->rf = (int32_t)rf;
-    ax->jump_num = (int32_t)(jn / g);
-    ax->jump_den = (int32_t)(jd / g);
+    ax->jump_num = (int32_t)jn;
+    ax->jump_den = (int32_t)jd;
     int64_t hl = INT64_MIN, hr = INT64_MIN;
     for (int32_t o = 0; o < n; o++) {
         /* o*J - lo, hi - o*J with J = jn/jd: ceil for the left, ceil for the right */

@@ -90,7 +90,7 @@ static void text_output(const lg_model *m, const lg_tile_output *o, uint32_t k, 
                (long long)o->state_samples, (long long)o->state_values);
         for (uint32_t i = 0; i < o->n_layers; i++)
             printf("%s op %d %s k%d d%d: %d x %d ch", i ? " +" : "", o->layers[i].op,
-                   "CONV", o->layers[i].kernel, o->layers[i].dilation, o->layers[i].state_samples,
+                   lg_op_name(m, &m->subgraphs[0].ops[o->layers[i].op]), o->layers[i].kernel, o->layers[i].dilation, o->layers[i].state_samples,
                    o->layers[i].channels);
         printf("\n");
     }
@@ -305,7 +305,7 @@ int cmd_tile(const cli_verb *v, int argc, char **argv) {
     for (uint32_t k = 0; k < r->n_outputs && tos; k++) {
         if (only >= 0 && k != (uint32_t)only) continue;
         do_output(&a, m, r, k, input, &tos[k]);
-        if (tos[k].has_verify && !tos[k].verify_ok && r->outputs[k].exact) all_ok = false;
+        if (tos[k].has_verify && tos[k].vst == LG_OK && !tos[k].verify_ok && r->outputs[k].exact) all_ok = false;
     }
     if (!tos) {
         rc = cli_error("out of memory");
