@@ -235,9 +235,14 @@ static bool op_breaks(const tile_ctx *c, uint32_t i, brk *b) {
         return false;
     }
     case LG_OP_SLICE: case LG_OP_STRIDED_SLICE:
-        for (uint32_t a = 0; a < ri && a < rk(c, out); a++)
-            if (sp_axis(c, in, a) && c->sg->tensors[in].shape[a] != c->sg->tensors[out].shape[a])
+        /* a crop or subsampling (begin + o*stride) is local; what is not such a map is not
+           followed */
+        for (uint32_t a = 0; a < ri && a < rk(c, out); a++) {
+            int32_t bg, st;
+            if (sp_axis(c, in, a) && c->sg->tensors[in].shape[a] != c->sg->tensors[out].shape[a] &&
+                (popcount(c->label[in][a]) != 1 || !tile_slice_axis(c, i, (int32_t)a, &bg, &st)))
                 return set_brk(b, LG_TILE_GATHER_SPACE, in, "%s", "cuts fixed positions of a spatial axis");
+        }
         return false;
     case LG_OP_RESIZE_BILINEAR: case LG_OP_RESIZE_NEAREST_NEIGHBOR:
         for (int32_t a = 1; a <= 2; a++) {

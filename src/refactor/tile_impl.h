@@ -42,6 +42,10 @@ typedef struct tile_kernel {
 /* Conv/depthwise/pool of op `op` along NHWC axis `axis` (1 or 2): false if not such an op. */
 bool tile_op_kernel(const tile_ctx *c, uint32_t op, int32_t axis, tile_kernel *kr);
 
+/* SLICE/STRIDED_SLICE op i along `axis` as an index map out o -> in begin + o*stride: false
+   when the op is not such a map (masks that change the rank, a negative stride...). */
+bool tile_slice_axis(const tile_ctx *c, uint32_t i, int32_t axis, int32_t *begin, int32_t *stride);
+
 /* Demand propagation for the input axis bit b: lo/hi per tensor (inclusive; lo > hi =
    none). The caller sets the output's interval; the walk runs the ops backward. clip: cut
    every interval to the tensor's extent when it is read (a real tiled run); otherwise the

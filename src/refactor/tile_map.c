@@ -399,6 +399,32 @@ static int map_resize(const tile_ctx *c, const lg_op *op, int32_t code, int32_t 
     return 1;
 }
 
+bool tile_slice_axis(const tile_ctx *c, uint32_t i, int32_t axis, int32_t *begin, int32_t *stride) {
+    const lg_op *op = &c->sg->ops[i];
+    int32_t code = lg_op_builtin(c->m, op);
+    int32_t in = op->n_inputs ? op->inputs[0] : -1, out = op->n_outputs ? op->outputs[0] : -1;
+    if ((code != LG_OP_SLICE && code != LG_OP_STRIDED_SLICE) || in < 0 || out < 0 || op->n_inputs < 3 ||
+        rank_of(c, in) != rank_of(c, out) || axis < 0 || (uint32_t)axis >= rank_of(c, in))
+        return false;
+    int64_t bv[LG_MAX_RANK], sv[LG_MAX_RANK];
+    uint32_t nb = 0, ns = 0;
+    if (!tile_const_ints(c, op->inputs[1], bv, LG_MAX_RANK, &nb) || nb != rank_of(c, in)) return false;
+    int64_t bg = bv[axis], st = 1;
+    if (code == LG_OP_STRIDED_SLICE) {
+        if (op->n_inputs < 4 || !tile_const_ints(c, op->inputs[3], sv, LG_MAX_RANK, &ns) || ns != nb) return false;
+        const lg_strided_slice_options *o = op->opts_kind == LG_OPTS_STRIDED_SLICE_OPTIONS ? op->opts : NULL;
+        if (o && (o->ellipsis_mask || o->new_axis_mask || o->shrink_axis_mask || o->offset)) return false;
+        st = sv[axis];
+        if (o && (o->begin_mask >> axis) & 1) bg = 0;
+    }
+    if (st < 1) return false;
+    if (bg < 0) bg += tile_dim(c, in, axis);
+    if (bg < 0 || bg >= tile_dim(c, in, axis)) return false;
+    *begin = (int32_t)bg;
+    *stride = (int32_t)st;
+    return true;
+}
+
 int tile_map_input(const tile_ctx *c, uint32_t i, uint32_t slot, tile_mask b, int32_t olo,
                    int32_t ohi, int32_t *ilo, int32_t *ihi) {
     const lg_op *op = &c->sg->ops[i];
@@ -422,6 +448,16 @@ int tile_map_input(const tile_ctx *c, uint32_t i, uint32_t slot, tile_mask b, in
     case LG_OP_RESIZE_BILINEAR: case LG_OP_RESIZE_NEAREST_NEIGHBOR:
         if (slot != 0 || ia != oa) return -1;
         return map_resize(c, op, code, ia, olo, ohi, ilo, ihi);
+    case LG_OP_SLICE: case LG_OP_STRIDED_SLICE: {
+        int32_t bg, st;
+        if (slot != 0) return 0;
+        if (ia != oa) return -1;
+        if (tile_dim(c, t, ia) == tile_dim(c, op->outputs[0], oa)) { *ilo = olo; *ihi = ohi; return 1; }
+        if (!tile_slice_axis(c, i, ia, &bg, &st)) return -1;
+        *ilo = (int32_t)(bg + (int64_t)olo * st); /* out o reads in begin + o*stride */
+        *ihi = (int32_t)(bg + (int64_t)ohi * st);
+        return 1;
+    }
     case LG_OP_PAD: case LG_OP_PADV2: case LG_OP_MIRROR_PAD: {
         int64_t p[2 * LG_MAX_RANK];
         uint32_t n = 0;

@@ -134,6 +134,50 @@ static lg_status unsupported(const tile_ctx *c, uint32_t op, const char *why, lg
                        lg_op_name(c->m, &c->sg->ops[op]), why);
 }
 
+/* A SLICE/STRIDED_SLICE in the cut model reads a tensor already cut to what it needs
+   (plan_slot): along each cut axis it starts at 0 and keeps its stride. */
+static lg_status cut_slice(const cut *k, lg_model *mc, uint32_t i, uint32_t at, lg_error *err) {
+    const tile_ctx *c = k->c;
+    const lg_op *op0 = &c->sg->ops[i];
+    int32_t code = lg_op_builtin(c->m, op0), in = op0->inputs[0], out = op0->outputs[0];
+    uint32_t r = rk(c, in), n = 0;
+    int64_t bv[LG_MAX_RANK], ev[LG_MAX_RANK];
+    int32_t nb[LG_MAX_RANK], ne[LG_MAX_RANK];
+    bool changed = false;
+    if (op0->n_inputs < 3 || !tile_const_ints(c, op0->inputs[1], bv, LG_MAX_RANK, &n) || n != r ||
+        !tile_const_ints(c, op0->inputs[2], ev, LG_MAX_RANK, &n) || n != r)
+        return unsupported(c, i, "begin/end are not constants", err);
+    const lg_strided_slice_options *so =
+        op0->opts_kind == LG_OPTS_STRIDED_SLICE_OPTIONS ? op0->opts : NULL;
+    lg_strided_slice_options o2;
+    memset(&o2, 0, sizeof o2);
+    if (so) o2 = *so;
+    for (uint32_t a = 0; a < r; a++) { nb[a] = (int32_t)bv[a]; ne[a] = (int32_t)ev[a]; }
+    for (uint32_t x = 0; x < k->n_ax; x++) {
+        int32_t ia = tile_axis_of(c, in, k->bit[x]), bg = 0, stp = 1;
+        if (ia < 0) continue;
+        if (tile_dim(c, in, ia) != tile_dim(c, out, ia) && !tile_slice_axis(c, i, ia, &bg, &stp))
+            return unsupported(c, i, "not a crop or subsampling along the axis", err);
+        int32_t len = k->shape[out][ia];
+        nb[ia] = 0;
+        ne[ia] = code == LG_OP_SLICE ? len : (len - 1) * stp + 1;
+        if (so) {
+            o2.begin_mask &= ~(1 << ia);
+            o2.end_mask &= ~(1 << ia);
+        }
+        changed = true;
+    }
+    if (!changed) return LG_OK;
+    int32_t bc, ec;
+    lg_status st;
+    if ((st = add_i32_const(mc, "tile_begin", nb, r, false, &bc, err)) != LG_OK ||
+        (st = add_i32_const(mc, "tile_end", ne, r, false, &ec, err)) != LG_OK ||
+        (st = lg_op_set_input(mc, 0, at, 1, bc, err)) != LG_OK || (st = lg_op_set_input(mc, 0, at, 2, ec, err)) != LG_OK)
+        return st;
+    if (so) st = lg_op_set_options(mc, 0, at, LG_OPTS_STRIDED_SLICE_OPTIONS, &o2, err);
+    return st;
+}
+
 /* Rewrite op i of the cut model mc (ops after i already done: inserting before i keeps them). */
 static lg_status cut_op(const cut *k, lg_model *mc, uint32_t i, lg_error *err) {
     const tile_ctx *c = k->c;
@@ -270,6 +314,7 @@ static lg_status cut_op(const cut *k, lg_model *mc, uint32_t i, lg_error *err) {
         at++;
         if ((st = lg_op_set_input(mc, 0, (uint32_t)at, slot, y, err)) != LG_OK) return st;
     }
+    if (code == LG_OP_SLICE || code == LG_OP_STRIDED_SLICE) return cut_slice(k, mc, i, (uint32_t)at, err);
     return LG_OK;
 }
 
@@ -401,7 +446,18 @@ lg_status lg_tile_verify(const lg_model *m, const lg_tile_report *r, const lg_ti
         n_t[x] = (size + tn[x] - 1) / tn[x];
     }
     if (st == LG_OK && k.n_ax == 0)
-        st = lgi_fail(err, LG_ERR_UNSUPPORTED, "tile verify: output %u has no spatial extent to tile", opt->output);
+        st = lgi_fail(err, LG_ERR_UNSUPPORTED,
+                      "tile verify: no axis of output %u follows a spatial input axis (space is reduced "
+                      "or mixed away before it)", opt->output);
+    /* an inexact model is cut as a naive tiler would cut it only across reductions (each
+       tile takes its own statistics) and layout reshapes; other breakers cannot be cut */
+    for (uint32_t i = 0; i < o->n_breakers && i < LG_TILE_MAX_BREAKERS && st == LG_OK; i++) {
+        const lg_tile_breaker *b = &o->breakers[i];
+        if (b->why != LG_TILE_REDUCE_SPACE && b->why != LG_TILE_RESHAPE_SPACE)
+            st = lgi_fail_at(err, LG_ERR_UNSUPPORTED, 0, b->op, b->tensor,
+                             "tile verify: op %d (%s, %s) cannot be cut into tiles", b->op, b->op_name,
+                             lg_tile_why_name(b->why));
+    }
     int64_t n_in = in ? lg_tensor_numel(in) : 0;
     float *input = NULL, *full = NULL;
     int64_t n_full = 0;

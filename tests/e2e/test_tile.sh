@@ -15,7 +15,13 @@
 #    feature map) is exact: RF 7 (stem 7x7/2) +2*2 (max pool 3x3/2) +2*4+2*4 (BasicBlock)
 #    +2*4+2*8 (BasicBlock /2) +2*8 (Bottleneck 3x3) = 67, jump 2*2*2 = 8, halo left = padding
 #    3*1 + 1*2 + 1*4 + 1*4 + 1*4 + 1*8 + 1*8 = 33, right 67-1-33 = 33; --verify exact;
-#  - mobilenet_v2: output 0 names MEAN (global pool); output 1 jump 2^5 = 32;
+#  - mobilenet_v2 (width 0.25, 64x64): output 0 names MEAN (global pool); output 1: stem 3x3/2
+#    RF 3, J 2, then the 17 depthwise 3x3 (strides 2 at the first of groups 2, 3, 4, 6):
+#    3 +4 (g1) +4+8 (g2) +8+16+16 (g3) +16+32*3 (g4) +32*3 (g5) +32+64*2 (g6) +64 (g7) = 491,
+#    jump 2^5 = 32, halo left = sum of pad 1 x jump before = 1+2+(2+4)+(4+16)+(8+48)+48+(16+64)+32
+#    = 245, right 491-1-245 = 245;
+#  - subsample (Conv 3x3 pad 1, x[:, :, ::2, ::2], Conv 3x3 pad 1): [o-1,o+1] -> [2o-2,2o+2] ->
+#    [2o-3,2o+3]: RF 7, jump 2, halo 3/3, --verify exact;
 #  - vit_tiny: not exact, attention among the reasons, the position embedding first;
 #  - bad input: --tile junk, --input without --verify, --output past the last: exit 2.
 set -u
@@ -120,7 +126,12 @@ check "resnet_2stage: --verify on the feature map (strides, padded max pool, res
 tile mnv2 "$T/mobilenet_v2.tflite"
 check "mobilenet_v2: the logits name the global average pool (MEAN)" "$T/mnv2.json" 0 exact=false \
     first_inexact.op_name=MEAN first_inexact.why=reduce_over_space
-check "mobilenet_v2: the feature map is exact with jump 2^5 = 32" "$T/mnv2.json" 1 exact=true axes.0.jump=32
+check "mobilenet_v2: the feature map: RF 491, jump 32, halo 245/245" "$T/mnv2.json" 1 exact=true \
+    axes.0.rf=491 axes.0.jump=32 axes.0.halo_left=245 axes.0.halo_right=245 axes.1.rf=491
+"$LG" convert "$F/subsample.op17.onnx" -o "$T/subsample.tflite" >/dev/null 2>"$T/err" || bad "convert subsample" "$(head -c 200 "$T/err")"
+tile sub "$T/subsample.tflite" --verify --tile 2
+check "subsample: a stride-2 slice between convs: RF 7, jump 2, halo 3/3; 9 tiles reproduce it" "$T/sub.json" 0 \
+    exact=true axes.0.rf=7 axes.0.jump=2 axes.0.halo_left=3 axes.0.halo_right=3 verify.n_tiles=9 verify.reproduces=true
 tile vit "$T/vit_tiny.tflite"
 check "vit_tiny: not exact; attention among the reasons; the position embedding (ADD) first" "$T/vit.json" 0 \
     exact=false whys~attention first_inexact.op_name=ADD first_inexact.why=coordinate_dependent_constant

@@ -425,3 +425,67 @@ LG_TEST(tile_sequence_attention) {
     lg_tile_report_free(r);
     lg_model_free(m);
 }
+
+LG_TEST(tile_strided_slice_and_reshapes) {
+    /* 3x3 SAME conv, then STRIDED_SLICE [:, ::2, ::2, :] (out o reads in 2o), then 3x3 SAME:
+       o -> [o-1, o+1] -> [2o-2, 2o+2] -> [2o-3, 2o+3]: RF 7, jump 2, halo 3/3; the cut
+       sub-models reproduce it */
+    stk s;
+    stk_new(&s, 12, 12, 2);
+    stk_conv(&s, 3, 3, 1, 1, true, 2);
+    int bc = lg_b_const_i32(&s.b, "sb", LG_DIMS(4), (const int32_t[]){0, 0, 0, 0});
+    int ec = lg_b_const_i32(&s.b, "se", LG_DIMS(4), (const int32_t[]){1, 12, 12, 2});
+    int sc = lg_b_const_i32(&s.b, "ss", LG_DIMS(4), (const int32_t[]){1, 2, 2, 1});
+    int y = lg_b_tensor(&s.b, "sub", LG_FLOAT32, LG_DIMS(1, 6, 6, 2));
+    lg_strided_slice_options so;
+    lg_opts_init(LG_OPTS_STRIDED_SLICE_OPTIONS, &so, sizeof so);
+    lg_b_op_opts(&s.b, LG_OP_STRIDED_SLICE, LG_IDS(s.cur, bc, ec, sc), LG_IDS(y), LG_OPTS_STRIDED_SLICE_OPTIONS, &so);
+    s.cur = y; s.h = s.w = 6;
+    stk_conv(&s, 3, 3, 1, 1, true, 2);
+    lg_tile_report *r = stk_analyze(&s);
+    if (r) {
+        CHECK(r->outputs[0].exact);
+        check_axis(&r->outputs[0].axes[0], 7, 2, 1, 3, 3);
+        double mx;
+        uint32_t nt;
+        verify_max(&s, r, 2, &mx, &nt);
+        CHECK_EQ_INT(nt, 9);
+        CHECK(mx >= 0 && mx <= 1e-6);
+    }
+    lg_tile_report_free(r);
+    lg_model_free(s.m);
+    /* near-miss: a RESHAPE that splits only the channels ([1,8,8,8] -> [1,8,8,2,4]) and a MEAN
+       over the last (channel) axis keep exactness; flattening H,W into one axis ([1,64,8])
+       and a MEAN over it is named: the MEAN first, the RESHAPE listed (a layout change) */
+    for (int flat = 0; flat < 2; flat++) {
+        stk_new(&s, 8, 8, 8);
+        stk_conv(&s, 3, 3, 1, 1, true, 8);
+        int sh = flat ? lg_b_const_i32(&s.b, "shape", LG_DIMS(3), (const int32_t[]){1, 64, 8})
+                      : lg_b_const_i32(&s.b, "shape", LG_DIMS(5), (const int32_t[]){1, 8, 8, 2, 4});
+        int rs = flat ? lg_b_tensor(&s.b, "rs", LG_FLOAT32, LG_DIMS(1, 64, 8))
+                      : lg_b_tensor(&s.b, "rs", LG_FLOAT32, LG_DIMS(1, 8, 8, 2, 4));
+        lg_b_op(&s.b, LG_OP_RESHAPE, LG_IDS(s.cur, sh), LG_IDS(rs));
+        int ax = lg_b_const_i32(&s.b, "ax", LG_DIMS(1), (const int32_t[]){flat ? 1 : 4});
+        int mt = flat ? lg_b_tensor(&s.b, "m", LG_FLOAT32, LG_DIMS(1, 1, 8))
+                      : lg_b_tensor(&s.b, "m", LG_FLOAT32, LG_DIMS(1, 8, 8, 2, 1));
+        lg_reducer_options ro = {.keep_dims = true};
+        lg_b_op_opts(&s.b, LG_OP_MEAN, LG_IDS(rs, ax), LG_IDS(mt), LG_OPTS_REDUCER_OPTIONS, &ro);
+        s.cur = mt;
+        r = stk_analyze(&s);
+        if (r && !flat) {
+            CHECK(r->outputs[0].exact);
+            CHECK_EQ_INT(r->outputs[0].n_axes, 2);
+            check_axis(&r->outputs[0].axes[1], 3, 1, 1, 1, 1);
+        }
+        if (r && flat) {
+            const lg_tile_output *o = &r->outputs[0];
+            CHECK(!o->exact);
+            CHECK_EQ_INT(o->n_breakers, 2);
+            CHECK_EQ_INT(o->breakers[0].why, LG_TILE_RESHAPE_SPACE);
+            CHECK_EQ_INT(o->first, 1);
+            CHECK_STR(o->breakers[o->first].op_name, "MEAN");
+        }
+        lg_tile_report_free(r);
+        lg_model_free(s.m);
+    }
+}

@@ -103,7 +103,9 @@ static void text_output(const lg_model *m, const lg_tile_output *o, uint32_t k, 
                o->exact ? (to->verify_ok ? "the tiles reproduce the full output"
                                          : "MISMATCH: the computed halo does not reproduce the output")
                         : (to->vr.max_rel > 1e-6 ? "differs, as expected for an inexact model"
-                                                 : "no difference on this input (the model is still inexact)"));
+                           : to->vr.max_crop_elems >= to->vr.full_input_elems
+                               ? "no difference: every tile's crop is the whole input (the model is still inexact)"
+                               : "no difference on this input (the model is still inexact)"));
     }
 }
 
