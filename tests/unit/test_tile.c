@@ -489,3 +489,85 @@ LG_TEST(tile_strided_slice_and_reshapes) {
         lg_model_free(s.m);
     }
 }
+
+/* RESIZE (size [oh, ow]) of the current activation */
+static void stk_resize(stk *s, int32_t code, int32_t oh, int32_t ow, bool align) {
+    char nm[32];
+    snprintf(nm, sizeof nm, "rsz%d", ++s->n);
+    int sz = lg_b_const_i32(&s->b, nm, LG_DIMS(2), (const int32_t[]){oh, ow});
+    snprintf(nm, sizeof nm, "ry%d", s->n);
+    int y = lg_b_tensor(&s->b, nm, LG_FLOAT32, LG_DIMS(1, oh, ow, s->c));
+    if (code == LG_OP_RESIZE_BILINEAR) {
+        lg_resize_bilinear_options o = {.align_corners = align};
+        lg_b_op_opts(&s->b, code, LG_IDS(s->cur, sz), LG_IDS(y), LG_OPTS_RESIZE_BILINEAR_OPTIONS, &o);
+    } else {
+        lg_resize_nearest_neighbor_options o = {.align_corners = align};
+        lg_b_op_opts(&s->b, code, LG_IDS(s->cur, sz), LG_IDS(y), LG_OPTS_RESIZE_NEAREST_NEIGHBOR_OPTIONS, &o);
+    }
+    s->cur = y; s->h = oh; s->w = ow;
+}
+
+LG_TEST(tile_resize) {
+    /* 2x upsampling (no half-pixel centres) then a 3x3 SAME conv: conv o -> [o-1, o+1];
+       nearest in = floor(x/2): [floor((o-1)/2), floor((o+1)/2)], 2 inputs for every o: RF 2;
+       bilinear reads floor(x/2) and the next: [floor((o-1)/2), floor((o+1)/2) + 1]: RF 3, one
+       more pixel of halo; jump 1/2 for both. align_corners: named (coordinates scale by
+       (in-1)/(out-1), the full size). */
+    static const int32_t codes[2] = {LG_OP_RESIZE_NEAREST_NEIGHBOR, LG_OP_RESIZE_BILINEAR};
+    for (int k = 0; k < 2; k++) {
+        stk s;
+        stk_new(&s, 8, 8, 1);
+        stk_resize(&s, codes[k], 16, 16, false);
+        stk_conv(&s, 3, 3, 1, 1, true, 1);
+        lg_tile_report *r = stk_analyze(&s);
+        if (r) {
+            CHECK(r->outputs[0].exact);
+            CHECK_EQ_INT(r->outputs[0].axes[0].rf, k ? 3 : 2);
+            CHECK_EQ_INT(r->outputs[0].axes[0].jump_num, 1);
+            CHECK_EQ_INT(r->outputs[0].axes[0].jump_den, 2);
+        }
+        lg_tile_report_free(r);
+        lg_model_free(s.m);
+        stk_new(&s, 8, 8, 1);
+        stk_resize(&s, codes[k], 16, 16, true);
+        r = stk_analyze(&s);
+        if (r) {
+            CHECK(!r->outputs[0].exact);
+            CHECK_EQ_INT(r->outputs[0].breakers[0].why, LG_TILE_RESIZE_COORD);
+        }
+        lg_tile_report_free(r);
+        lg_model_free(s.m);
+    }
+}
+
+LG_TEST(tile_branches_max_per_side) {
+    /* [1,1,32,2]: branch A = PAD 4 before + conv 1x5 VALID (reads [o-4, o]: halo 4/0), branch B
+       = PAD 2 after + conv 1x3 VALID (reads [o, o+2]: halo 0/2); ADD: each side is the max
+       over the branches: halo 4 left / 2 right, RF 4 + 2 + 1 = 7 (not max(5, 3) = 5) */
+    stk s;
+    stk_new(&s, 1, 32, 2);
+    int x = s.cur;
+    stk_pad_w(&s, 4, 0);
+    stk_conv(&s, 1, 5, 1, 1, false, 2);
+    int a = s.cur;
+    s.cur = x; s.w = 32; s.c = 2;
+    stk_pad_w(&s, 0, 2);
+    stk_conv(&s, 1, 3, 1, 1, false, 2);
+    int bb = s.cur;
+    int y = lg_b_tensor(&s.b, "sum", LG_FLOAT32, LG_DIMS(1, 1, 32, 2));
+    lg_b_op(&s.b, LG_OP_ADD, LG_IDS(a, bb), LG_IDS(y));
+    s.cur = y;
+    lg_tile_report *r = stk_analyze(&s);
+    if (r) {
+        CHECK(r->outputs[0].exact);
+        check_axis(&r->outputs[0].axes[0], 7, 1, 1, 4, 2);
+        CHECK(!r->outputs[0].axes[0].causal);
+        double mx;
+        uint32_t nt;
+        verify_max(&s, r, 5, &mx, &nt);
+        CHECK_EQ_INT(nt, 7);
+        CHECK(mx >= 0 && mx <= 1e-6);
+    }
+    lg_tile_report_free(r);
+    lg_model_free(s.m);
+}
