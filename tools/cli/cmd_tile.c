@@ -292,9 +292,10 @@ int cmd_tile(const cli_verb *v, int argc, char **argv) {
         return rc;
     }
     if (only >= (long)r->n_outputs) {
+        uint32_t n_out = r->n_outputs;
         lg_tile_report_free(r);
         lg_model_free(m);
-        return cli_error("%s: --output %ld: the model has %u output(s)", a.model, only, r->n_outputs);
+        return cli_error("%s: --output %ld: the model has %u output(s)", a.model, only, n_out);
     }
     float *input = NULL;
     if ((rc = load_input(&a, &input)) != CLI_OK) {
