@@ -22,7 +22,7 @@ bad() { echo "FAIL $1${2:+: $2}"; fail=$((fail + 1)); }
 finish() { echo "cli_contract: $pass passed, $fail failed"; [ "$fail" -eq 0 ]; exit $?; }
 [ -x "$LG" ] || { bad "build" "$LG not built"; finish; }
 
-verbs=(info convert check fix taps quantize ablate run compare bench verify evidence)
+verbs=(info convert check fix taps quantize ablate run compare bench verify evidence tile)
 
 # ---- help
 "$LG" help help >"$T/hh" 2>"$T/err"; rc=$?
@@ -129,6 +129,7 @@ run_json "ablate --json" ablate "$MODEL" ablate "$MODEL" --json
 run_json "bench --json" bench "$MODEL" bench "$MODEL" --runs 2 --warmup 0 --json
 run_json "run --json" run "$MODEL" run "$MODEL" --json
 run_json "compare --json (precision)" compare "$MODEL" compare "$MODEL" --json
+run_json "tile --json" tile "$MODEL" tile "$MODEL" --json
 run_json "compare --json (diverges: ok false, exit 1)" compare examples/layernorm_512.tflite compare examples/layernorm_512.tflite --input x=examples/layernorm_input.npy --json
 run_json "compare --json (two models)" compare "$MODEL" compare "$MODEL" "$MODEL" --random 1 --json
 run_json "verify --json (one model)" verify "$MODEL" verify "$MODEL" --json

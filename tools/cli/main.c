@@ -346,6 +346,25 @@ static const cli_verb verbs[] = {
      "options:\n"
      "  --json      print the verdict, the problems and (when verified) the contract as JSON\n"
      "  -h, --help  show this help\n"},
+    {"tile", cmd_tile,
+     "Spatial tiling analysis: receptive field, halo, the op that stops exact tiling, streaming state.",
+     "litegpu tile MODEL [--output N] [--tile HxW|N] [--verify [--input FILE.npy]] [--json]",
+     "Per output of subgraph 0: exact tiling or not (the first op that mixes positions: global\n"
+     "pooling, a norm over space such as GroupNorm, attention, a dense layer over space, a\n"
+     "position-dependent constant, an align-corners resize), and per spatial axis the receptive\n"
+     "field RF, the jump J (input samples per output step) and the halo before/after the tile;\n"
+     "a causal 1-D model gets its streaming state, (k-1)*d samples per conv. Writes nothing.\n"
+     "Exit code 0; 1: --verify found an exact model whose tiles do not reproduce its output (a\n"
+     "model --verify cannot cut says why and is not a failure); 2: error.\n"
+     "\n"
+     "options:\n"
+     "  --output N          only output N\n"
+     "  --tile HxW|N        an output tile size: prints the input tile it needs ((n-1)*J + RF)\n"
+     "  --verify            run the full model, then a copy of the model cut to each tile's input\n"
+     "                      crop (default tile: half of each axis), and compare: max |full - tiled|\n"
+     "  -i, --input FILE.npy  with --verify: the input (default: the pattern fill)\n"
+     "  --json              print the report as JSON\n"
+     "  -h, --help          show this help\n"},
 };
 #define N_VERBS (sizeof verbs / sizeof verbs[0])
 
