@@ -13,9 +13,12 @@
 #  - shufflenet_v2 (concat + channel shuffle: the shuffled groups are refused), regnet_y
 #    (grouped convs, squeeze-excite), mobilenet_v2 (depthwise, residual adds), resnet_2stage
 #    (residual adds) --conv --ratio 0.25 each give a smaller valid model;
+#  - vit_tiny's fused QKV (STRIDED_SLICEs) --heads --keep 2: 24,042 -> 19,946; FLOAT16 weights
+#    behind DEQUANTIZE: tiny_convnet 618 -> 222, RefactorNet (--weights fp16) 38,756 -> 26,276;
 #  - LiteRT.js runs every written model and litegpu run equals it within 1e-5 of each
 #    output's magnitude;
-#  - --refit lowers RefactorNet's output error on eval/ (pruned to 64, magnitude);
+#  - --refit lowers RefactorNet's output error on eval/ (pruned to 64, magnitude), and so does
+#    --lambda auto (chosen on half of calib/; act-weight);
 #  - refusals (exit 2, one line): a group that is not prunable (named op and why), a fixed
 #    group, a model with no prunable heads, --keep past the group, --importance activation
 #    without --calib, an existing OUT without --force, a second --evidence into one folder.
