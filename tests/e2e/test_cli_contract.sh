@@ -22,11 +22,7 @@ bad() { echo "FAIL $1${2:+: $2}"; fail=$((fail + 1)); }
 finish() { echo "cli_contract: $pass passed, $fail failed"; [ "$fail" -eq 0 ]; exit $?; }
 [ -x "$LG" ] || { bad "build" "$LG not built"; finish; }
 
-<<<<<<< HEAD
-verbs=(info convert check fix taps quantize run compare bench verify prune)
-=======
-verbs=(info convert check fix taps quantize ablate run compare bench verify evidence tile)
->>>>>>> main
+verbs=(info convert check fix taps quantize ablate run compare bench verify evidence tile prune)
 
 # ---- help
 "$LG" help help >"$T/hh" 2>"$T/err"; rc=$?

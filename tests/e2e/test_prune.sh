@@ -165,8 +165,9 @@ refuse "no prunable heads (fused QKV)" "RESHAPE" "$T/fused_qkv_attention.tflite"
 refuse "--keep past the group" "cannot keep 100" "$T/refactornet.tflite" -o "$T/r4.tflite" --ffn --keep 100
 refuse "activation without --calib" "needs --calib" "$T/refactornet.tflite" -o "$T/r5.tflite" --ffn --keep 64 --importance activation
 refuse "an existing OUT without --force" "exists" "$T/refactornet.tflite" -o "$T/rn64.tflite" --ffn --keep 64
-"$LG" prune "$T/convpair.tflite" -o "$T/ev.tflite" --conv --keep 6 --evidence "$T/ev" >/dev/null 2>"$T/err" &&
+"$LG" prune "$T/convpair.tflite" -o "$T/ev.tflite" --conv --keep 6 --evidence "$T/ev" --evidence-runs 1 >/dev/null 2>"$T/err" &&
     [ -f "$T/ev/contract.json" ] && (cd "$T/ev" && sha256sum -c --quiet SHA256SUMS) && grep -q '"retained"' "$T/ev/contract.json" &&
-    ok "--evidence writes a verified record with the retained indices" || bad "evidence" "$(head -c 300 "$T/err")"
+    "$LG" evidence "$T/ev" >/dev/null 2>>"$T/err" &&
+    ok "--evidence writes a record litegpu evidence verifies, with the retained indices" || bad "evidence" "$(head -c 300 "$T/err")"
 refuse "a second --evidence into one folder" "ev" "$T/convpair.tflite" -o "$T/ev2.tflite" --conv --keep 6 --evidence "$T/ev"
 finish

@@ -23,7 +23,7 @@ const char cli_prune_summary[] =
 const char cli_prune_usage[] =
     "litegpu prune MODEL --list [--json] | litegpu prune MODEL -o OUT.tflite --group G|--ffn|--conv|--heads "
     "--ratio R|--keep N [--importance magnitude|activation|act-weight] [--calib DIR] [--round-to N] "
-    "[--refit [--lambda L|auto] [--eval DIR]] [--evidence DIR] [--force] [--json]";
+    "[--refit [--lambda L|auto] [--eval DIR]] [--evidence DIR [--evidence-runs N]] [--force] [--json]";
 const char cli_prune_help[] =
     "A group is one prunable channel axis of subgraph 0: the producers whose output channels go\n"
     "(FULLY_CONNECTED weight rows and bias, CONV_2D output filters and bias), the ops that carry\n"
@@ -64,6 +64,7 @@ const char cli_prune_help[] =
     "  --eval DIR          evaluation inputs: the output error of pruned vs original before and\n"
     "                      after the refit\n"
     "  --evidence DIR      write an evidence record of the change into DIR (must not exist)\n"
+    "  --evidence-runs N   timed runs per model for the record's latency (default 5)\n"
     "  --force             replace OUT if it exists\n"
     "  --json              print the report as JSON\n"
     "  -h, --help          show this help\n"
@@ -71,9 +72,10 @@ const char cli_prune_help[] =
     "(the model is still written), 2 error.\n";
 
 typedef struct p_args {
-    const char *model, *out, *ratio, *keep, *importance, *calib, *round_to, *evidence, *lambda, *eval;
+    const char *model, *out, *ratio, *keep, *importance, *calib, *round_to, *evidence, *lambda, *eval, *ev_runs;
     const char *groups[64]; int n_groups;
     bool list, json, ffn, conv, heads, force, refit;
+    int ev_n;
 } p_args;
 
 /* ---------------------------------------------------------------- --list */
@@ -695,7 +697,7 @@ static int load_sets(const lg_model *m, const char *dir, cli_calib *c) {
     return rc;
 }
 
-static int check_args(const cli_verb *v, const p_args *a) {
+static int check_args(const cli_verb *v, p_args *a) {
     if (a->list) return a->out ? cli_usage_error(v, "--list takes no -o") : CLI_OK;
     if (!a->out) return cli_usage_error(v, "missing -o OUT (or --list)");
     int n_sel = (a->n_groups > 0) + a->ffn + a->conv + a->heads;
@@ -709,7 +711,7 @@ static int check_args(const cli_verb *v, const p_args *a) {
     if (a->lambda && !a->refit) return cli_usage_error(v, "--lambda needs --refit");
     if (cli_same_file(a->model, a->out)) return cli_error("%s: refusing to write over the input file", a->out);
     if (cli_output_check(a->out, a->force)) return CLI_ERROR;
-    if (a->evidence && cli_evidence_check(a->evidence)) return CLI_ERROR;
+    if (cli_evidence_begin(a->evidence, a->ev_runs, &a->ev_n)) return CLI_ERROR;
     return CLI_OK;
 }
 
@@ -810,6 +812,13 @@ static int prune_run(int argc, char **argv, const cli_verb *v, const p_args *a, 
             e.baseline = a->model; e.candidate = a->out;
             e.hypothesis = "Removing the least important channels of the selected groups keeps the model's outputs close.";
             e.change_json = ch; e.checks_json = checks; e.calib = a->eval ? a->eval : a->calib;
+            e.runs = a->ev_n;
+            e.calib_is_fit = !a->eval && a->calib;
+            char rec[1200];
+            if (a->refit) {
+                snprintf(rec, sizeof rec, "least-squares (ridge) refit of the consumer FCs on %s, lambda %g", a->calib, r.lambda);
+                e.recovery = rec;
+            }
             rc = cli_evidence_write(&e);
             free(ch);
         }
@@ -843,6 +852,7 @@ int cmd_prune(const cli_verb *v, int argc, char **argv) {
         {"--lambda", NULL, NULL, &a.lambda, NULL, NULL, 0},
         {"--eval", NULL, NULL, &a.eval, NULL, NULL, 0},
         {"--evidence", NULL, NULL, &a.evidence, NULL, NULL, 0},
+        {"--evidence-runs", NULL, NULL, &a.ev_runs, NULL, NULL, 0},
         {"--force", NULL, &a.force, NULL, NULL, NULL, 0},
         {"--json", NULL, &a.json, NULL, NULL, NULL, 0},
         {NULL, NULL, NULL, NULL, NULL, NULL, 0},

@@ -329,9 +329,6 @@ static const cli_verb verbs[] = {
      "                      longer is an error (exit 2), not a verdict\n"
      "  --json              print the report as JSON\n"
      "  -h, --help          show this help\n"},
-<<<<<<< HEAD
-    {"prune", cmd_prune, cli_prune_summary, cli_prune_usage, cli_prune_help},
-=======
     {"evidence", cmd_evidence,
      "Verify an evidence record (--evidence DIR of convert, fix, quantize...) and print it.",
      "litegpu evidence DIR [--json]",
@@ -368,7 +365,7 @@ static const cli_verb verbs[] = {
      "  -i, --input FILE.npy  with --verify: the input (default: the pattern fill)\n"
      "  --json              print the report as JSON\n"
      "  -h, --help          show this help\n"},
->>>>>>> main
+    {"prune", cmd_prune, cli_prune_summary, cli_prune_usage, cli_prune_help},
 };
 #define N_VERBS (sizeof verbs / sizeof verbs[0])
 
