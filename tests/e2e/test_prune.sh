@@ -128,6 +128,9 @@ if "$LG" prune "$T/refactornet.tflite" -o "$T/rn_refit.tflite" --ffn --keep 64 -
     v=$(jget "$T/refit.json" "(d['eval']['rel_l2_before'], d['eval']['rel_l2_after'])")
     /usr/bin/python3 -c "import sys; b,a=eval(sys.argv[1]); sys.exit(0 if a < b else 1)" "$v" &&
         ok "--refit lowers the eval output error (rel L2 before, after: $v)" || bad "refit" "$v"
+    # the refit's replaced weight buffers are dropped: the same bytes as without the refit
+    [ "$(wc -c <"$T/rn_refit.tflite")" -eq "$(wc -c <"$T/rn64.tflite")" ] &&
+        ok "--refit writes no stale buffers (size $(wc -c <"$T/rn_refit.tflite") = the plain pruned model's)" || bad "refit size"
 else bad "refit: prune" "$(head -c 300 "$T/err")"; fi
 
 if "$LG" prune "$T/refactornet.tflite" -o "$T/rn_auto.tflite" --ffn --keep 64 --importance act-weight --calib "$R/calib" --refit \

@@ -781,6 +781,8 @@ static int prune_run(int argc, char **argv, const cli_verb *v, const p_args *a, 
         if (!rc) { r.eval_before = compare(o_pr, o_or, n3); r.has_eval = true; r.n_eval = ev.n; }
     }
     if (!rc && a->refit) rc = do_refit(a, m, gs, &p, &cal, pr, &r);
+    /* the refit writes new weight buffers: drop the ones it replaced */
+    if (!rc && a->refit && lg_model_compact(pr, NULL, NULL, &err) != LG_OK) rc = cli_lib_error(a->out, &err);
     if (!rc && a->refit && a->eval) {
         free(o_pr); o_pr = NULL;
         rc = run_all(pr, a->out, (const void *const *const *)ev.ptrs, ev.n, &o_pr, &n1);
