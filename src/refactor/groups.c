@@ -637,10 +637,6 @@ static const char *kind_of(const gb *g) {
 
 /* ---------------------------------------------------------------- public */
 
-typedef struct groups_priv {
-    lg_prune_member *pool;
-} groups_priv;
-
 void lg_prune_groups_free(lg_prune_groups *g) {
     if (!g) return;
     if (g->groups) for (uint32_t i = 0; i < g->n_groups; i++) free(g->groups[i].members);
