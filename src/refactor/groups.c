@@ -238,6 +238,14 @@ static bool slice_range(const ctx *c, int32_t op, int32_t a, int32_t *b, int32_t
     return *e > *b;
 }
 
+/* SPLIT's axis (its constant first input, negative counted from the end), or -1. */
+static int32_t split_axis(const ctx *c, int32_t op, int32_t rank) {
+    const lg_op *o = OP(c, op);
+    const int32_t *ax; uint32_t n;
+    if (code(c, op) != LG_OP_SPLIT || o->n_inputs != 2 || !const_i32(c, o->inputs[0], &ax, &n) || n != 1) return -1;
+    return ax[0] < 0 ? ax[0] + rank : ax[0];
+}
+
 static bool in_list(int32_t code_, const int32_t *list, size_t n) {
     for (size_t i = 0; i < n; i++) if (list[i] == code_) return true;
     return false;
@@ -423,6 +431,9 @@ static void follow_use(ctx *c, uint32_t gi, int32_t op, uint32_t slot, const lg_
         if (!slice_range(c, op, a, &sb, &se)) { fail(g, c, op, "slices the channels of \"%s\" (not followed)", tname(c, mb->tensor)); return; }
         if (sb != 0 || se != dim(c, mb->tensor, a)) { fail(g, c, op, "takes channels %d..%d of \"%s\" only", (int)sb, (int)se - 1, tname(c, mb->tensor)); return; }
         add_runtime(c, g, op, out, a, mb->offset, mb->p_, mb->q_);
+    } else if (k == LG_OP_SPLIT && slot == 1) {
+        if (split_axis(c, op, r) == a || split_axis(c, op, r) < 0) { fail(g, c, op, "splits the channel axis (not followed)"); return; }
+        for (uint32_t i = 0; i < o->n_outputs; i++) add_runtime(c, g, op, o->outputs[i], a, mb->offset, mb->p_, mb->q_);
     } else if (k == LG_OP_BATCH_MATMUL && o->n_inputs == 2) {
         follow_bmm(c, gi, op, (int32_t)slot, mb);
     } else {
@@ -454,37 +465,50 @@ static int32_t producer_channels(const ctx *c, int32_t op, bool *conv) {
 static void run_work(ctx *c, uint32_t gi);
 
 /* A producer whose output is read only by STRIDED_SLICEs of disjoint channel ranges (a fused
-   QKV projection split into q, k and v): each slice is a producer of its own (rows
-   [begin, end) of the weights), up to n ranges into b[], e[], sl[]; 0 when it is not one. */
-static uint32_t virtual_slices(const ctx *c, int32_t op, int32_t *b, int32_t *e, int32_t *sl, uint32_t n) {
+   QKV projection split into q, k and v), or by one SPLIT of the channel axis (a gated FFN's
+   fused gate and value projection): each part is a producer of its own (rows [begin, end) of
+   the weights): up to n parts into b[], e[], the slicing op sl[] and its output so[]; 0 when
+   it is not one. */
+static uint32_t virtual_slices(const ctx *c, int32_t op, int32_t *b, int32_t *e, int32_t *sl, int32_t *so, uint32_t n) {
     int32_t out = OP(c, op)->outputs[0], a = (int32_t)T(c, out)->rank - 1;
     uint32_t nu = 0;
     const lg_use *u = lg_graph_uses(c->gr, out, &nu);
     if (nu == 0 || nu > n || lg_graph_is_output(c->gr, out)) return 0;
+    if (nu == 1 && u[0].slot == 1 && split_axis(c, u[0].op, a + 1) == a) {
+        const lg_op *sp = OP(c, u[0].op);
+        int32_t d = dim(c, out, a), k = (int32_t)sp->n_outputs;
+        if (k < 2 || (uint32_t)k > n || d % k) return 0;
+        for (int32_t i = 0; i < k; i++) {
+            b[i] = i * (d / k); e[i] = (i + 1) * (d / k);
+            sl[i] = u[0].op; so[i] = sp->outputs[i];
+        }
+        return (uint32_t)k;
+    }
     for (uint32_t i = 0; i < nu; i++) {
         if (u[i].slot != 0 || !slice_range(c, u[i].op, a, &b[i], &e[i])) return 0;
         if (b[i] == 0 && e[i] == dim(c, out, a)) return 0;
         for (uint32_t j = 0; j < i; j++)
             if (b[i] < e[j] && b[j] < e[i]) return 0;
         sl[i] = u[i].op;
+        so[i] = OP(c, u[i].op)->outputs[0];
     }
     return nu;
 }
 
-static void build_virtual(ctx *c, uint32_t gi, int32_t op, int32_t sl, int32_t b) {
+static void build_virtual(ctx *c, uint32_t gi, int32_t op, int32_t sl, int32_t so, int32_t b) {
     gb *g = &c->gs[gi];
     const lg_op *o = OP(c, op);
     int32_t out = o->outputs[0], a = (int32_t)T(c, out)->rank - 1;
     add_const(c, g, op, 1, 0, b, 1, 1, LG_PRUNE_PRODUCER);
     if (o->n_inputs > 2 && o->inputs[2] >= 0) add_const(c, g, op, 2, 0, b, 1, 1, LG_PRUNE_PRODUCER);
-    /* the producer's output, cut at the slice's offset, not followed: its other slices are
+    /* the producer's output, cut at the part's offset, not followed: its other parts are
        other producers */
     lg_prune_member mb = {.op = op, .slot = -1, .tensor = out, .axis = a, .offset = b, .p_ = 1, .q_ = 1,
                           .role = LG_PRUNE_TRANSPARENT};
     int32_t k = push_member(g, mb);
     if (k >= 0) g->seen[out] = k;
     c->n_work = 0;
-    add_runtime(c, g, sl, OP(c, sl)->outputs[0], a, 0, 1, 1);
+    add_runtime(c, g, sl, so, a, 0, 1, 1);
     run_work(c, gi);
 }
 
@@ -709,10 +733,10 @@ lg_status lg_prune_groups_find(const lg_model *m, lg_prune_groups **out, lg_erro
     uint32_t n_src = 0;
     bool conv;
     enum { MAX_SLICES = 16 };
-    int32_t vb[MAX_SLICES], ve[MAX_SLICES], vs[MAX_SLICES];
+    int32_t vb[MAX_SLICES], ve[MAX_SLICES], vs[MAX_SLICES], vo[MAX_SLICES];
     for (uint32_t i = 0; i < c.sg->n_ops; i++) {
         if (producer_channels(&c, (int32_t)i, &conv) <= 0) continue;
-        uint32_t nv = virtual_slices(&c, (int32_t)i, vb, ve, vs, MAX_SLICES);
+        uint32_t nv = virtual_slices(&c, (int32_t)i, vb, ve, vs, vo, MAX_SLICES);
         n_src += nv ? nv : 1;
     }
     c.gs = calloc(n_src ? n_src : 1, sizeof *c.gs);
@@ -721,7 +745,7 @@ lg_status lg_prune_groups_find(const lg_model *m, lg_prune_groups **out, lg_erro
     for (uint32_t i = 0; i < c.sg->n_ops && !c.nomem; i++) {
         int32_t n = producer_channels(&c, (int32_t)i, &conv);
         if (n <= 0) continue;
-        uint32_t nv = virtual_slices(&c, (int32_t)i, vb, ve, vs, MAX_SLICES);
+        uint32_t nv = virtual_slices(&c, (int32_t)i, vb, ve, vs, vo, MAX_SLICES);
         for (uint32_t v = 0; v < (nv ? nv : 1) && !c.nomem; v++) {
             gb *g = &c.gs[c.n_gs];
             g->seen = malloc(sizeof(int32_t) * (c.sg->n_tensors ? c.sg->n_tensors : 1));
@@ -731,7 +755,7 @@ lg_status lg_prune_groups_find(const lg_model *m, lg_prune_groups **out, lg_erro
             g->n_base = nv ? (uint32_t)(ve[v] - vb[v]) : (uint32_t)n;
             g->src_op = (int32_t)i;
             par[c.n_gs] = c.n_gs;
-            if (nv) build_virtual(&c, c.n_gs++, (int32_t)i, vs[v], vb[v]);
+            if (nv) build_virtual(&c, c.n_gs++, (int32_t)i, vs[v], vo[v], vb[v]);
             else build_group(&c, c.n_gs++, (int32_t)i);
             if (g->nomem) c.nomem = true;
         }

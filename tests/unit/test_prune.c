@@ -754,3 +754,65 @@ LG_TEST(prune_fp16_weights_through_dequantize) {
     lg_prune_groups_free(gs);
     lg_model_free(m);
 }
+
+/* ---------------------------------------------------------------- gated FFN (SPLIT) */
+
+/* x[1,4] -> FC 4 -> 6 -> SPLIT(axis 1, 2) -> gate g, value v -> MUL(LOGISTIC(g), v) -> FC 3 -> 2.
+   The two halves are producers of their own, coupled by the MUL (the handbook: "corresponding
+   hidden channels must be removed from both branches and the downstream projection"). */
+LG_TEST(prune_gated_ffn_split) {
+    lg_builder b;
+    lg_model *m = new_model(&b);
+    CHECK(m != NULL);
+    if (!m) return;
+    float w[24], bias[6] = {0.1f, 0.2f, 0.3f, 0.4f, 0.5f, 0.6f}, w2[6] = {1, 2, 3, 4, 5, 6}, b2[2] = {0, 0};
+    for (int i = 0; i < 24; i++) w[i] = (float)i / 10;
+    int x = lg_b_tensor(&b, "x", LG_FLOAT32, LG_DIMS(1, 4));
+    int u = fc(&b, "u", x, 6, 4, w, bias, LG_DIMS(1, 6));
+    const int32_t ax[1] = {1};
+    int at = lg_b_const_i32(&b, "axis", LG_SCALAR, ax);
+    int g = lg_b_tensor(&b, "g", LG_FLOAT32, LG_DIMS(1, 3)), v = lg_b_tensor(&b, "v", LG_FLOAT32, LG_DIMS(1, 3));
+    lg_split_options so = {.num_splits = 2};
+    lg_b_op_opts(&b, LG_OP_SPLIT, LG_IDS(at, u), LG_IDS(g, v), LG_OPTS_SPLIT_OPTIONS, &so);
+    int sg = lg_b_tensor(&b, "sg", LG_FLOAT32, LG_DIMS(1, 3));
+    lg_b_op(&b, LG_OP_LOGISTIC, LG_IDS(g), LG_IDS(sg));
+    int h = lg_b_tensor(&b, "h", LG_FLOAT32, LG_DIMS(1, 3));
+    lg_b_op(&b, LG_OP_MUL, LG_IDS(sg, v), LG_IDS(h));
+    int y = fc(&b, "y", h, 2, 3, w2, b2, LG_DIMS(1, 2));
+    lg_b_io(&b, LG_IDS(x), LG_IDS(y));
+    m = done(&b);
+    CHECK(m != NULL);
+    if (!m) return;
+    lg_prune_groups *gs = NULL; lg_error e;
+    CHECK_OK(lg_prune_groups_find(m, &gs, &e), &e);
+    if (gs) {
+        CHECK_EQ_INT(gs->n_groups, 2);
+        const lg_prune_group *gr = &gs->groups[0];
+        CHECK_STR(gr->kind, "coupled");
+        CHECK(gr->prunable);
+        CHECK_EQ_INT(gr->n_producers, 2);
+        CHECK_EQ_INT(gr->n_units, 3);
+        /* per hidden channel: a gate row and a value row (4 + 1 each) and a W2 column (2) */
+        CHECK_EQ_INT(gr->params_per_unit, 12);
+        uint32_t keep[2] = {0, 2};
+        lg_prune_sel sel = {.group = 0, .keep = keep, .n_keep = 2};
+        lg_model *p = NULL, *mk = NULL;
+        CHECK_OK(lg_prune_apply(m, gs, &sel, 1, LG_PRUNE_PHYSICAL, &p, &e), &e);
+        CHECK_OK(lg_prune_apply(m, gs, &sel, 1, LG_PRUNE_MASKED, &mk, &e), &e);
+        if (p && mk) {
+            int32_t shape[8]; uint32_t rank;
+            const float *wu = const_data(p, "u.w", shape, &rank), *bu = const_data(p, "u.b", shape, &rank);
+            CHECK(wu && bu && shape[0] == 4);
+            /* rows 0, 2 (gate) and 3, 5 (value): first entries 0, 0.8, 1.2, 2.0 */
+            if (wu) { CHECK_NEAR(wu[0], 0, 1e-6); CHECK_NEAR(wu[4], 0.8, 1e-6); CHECK_NEAR(wu[8], 1.2, 1e-6); CHECK_NEAR(wu[12], 2.0, 1e-6); }
+            if (bu) { CHECK_NEAR(bu[1], 0.3, 1e-6); CHECK_NEAR(bu[2], 0.4, 1e-6); }
+            const float xv[4] = {1, -1, 0.5f, 2};
+            float yp[2], ym[2];
+            CHECK(run1(p, xv, 4, yp, 2) && run1(mk, xv, 4, ym, 2));
+            CHECK_NEAR(yp[0], ym[0], 1e-5); CHECK_NEAR(yp[1], ym[1], 1e-5);
+        }
+        lg_model_free(p); lg_model_free(mk);
+    }
+    lg_prune_groups_free(gs);
+    lg_model_free(m);
+}
