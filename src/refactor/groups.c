@@ -61,6 +61,11 @@ static int32_t dim(const ctx *c, int32_t t, int32_t a) {
 static const lg_op *OP(const ctx *c, int32_t op) { return &c->sg->ops[op]; }
 static int32_t code(const ctx *c, int32_t op) { return lg_op_builtin(c->m, OP(c, op)); }
 static bool is_const(const ctx *c, int32_t t) { return t >= 0 && lg_tensor_is_const(c->m, 0, t); }
+/* Quantization parameters that say something (converters store empty tables on float
+   constants: no scale, no zero point, no details). */
+static bool quantized(const lg_tensor *t) {
+    return t->quant && (t->quant->n_scale || t->quant->n_zero_point || t->quant->details_kind != LG_OPTS_NONE);
+}
 /* A weight stored as FLOAT16 and read through DEQUANTIZE (convert --weights-fp16, quantize
    --mode fp16): the constant behind t, or -1. */
 static int32_t deq_source(const ctx *c, int32_t t) {
@@ -69,7 +74,7 @@ static int32_t deq_source(const ctx *c, int32_t t) {
     if (p < 0 || lg_op_builtin(c->m, &c->sg->ops[p]) != LG_OP_DEQUANTIZE || c->sg->ops[p].n_inputs != 1) return -1;
     int32_t s = c->sg->ops[p].inputs[0];
     const lg_tensor *ts = s >= 0 ? &c->sg->tensors[s] : NULL;
-    if (!ts || !is_const(c, s) || ts->type != LG_FLOAT16 || ts->quant || ts->sparsity) return -1;
+    if (!ts || !is_const(c, s) || ts->type != LG_FLOAT16 || quantized(ts) || ts->sparsity) return -1;
     return s;
 }
 /* A constant, or a FLOAT16 constant through DEQUANTIZE. */
@@ -159,7 +164,7 @@ static void add_const(ctx *c, gb *g, int32_t op, int32_t slot, int32_t axis, int
         return;
     }
     const lg_tensor *tt = T(c, t);
-    if (tt->type != LG_FLOAT32 || tt->quant || tt->sparsity) {
+    if (tt->type != LG_FLOAT32 || quantized(tt) || tt->sparsity) {
         fail(g, c, op, "constant \"%s\" is not dense FLOAT32 (%s)", tname(c, t), lg_dtype_name(tt->type));
         return;
     }
@@ -448,7 +453,7 @@ static int32_t producer_channels(const ctx *c, int32_t op, bool *conv) {
     int32_t k = code(c, op);
     if ((k != LG_OP_FULLY_CONNECTED && k != LG_OP_CONV_2D) || o->n_inputs < 2 || o->n_outputs != 1) return 0;
     int32_t w = o->inputs[1], x = o->inputs[0], out = o->outputs[0];
-    if (w < 0 || x < 0 || !is_weight(c, w) || T(c, w)->type != LG_FLOAT32 || T(c, w)->quant) return 0;
+    if (w < 0 || x < 0 || !is_weight(c, w) || T(c, w)->type != LG_FLOAT32 || quantized(T(c, w))) return 0;
     if (T(c, out)->type != LG_FLOAT32 || T(c, out)->rank < 1) return 0;
     if (o->n_inputs > 2 && o->inputs[2] >= 0 && !is_weight(c, o->inputs[2])) return 0;
     if (k == LG_OP_FULLY_CONNECTED) {
