@@ -14,7 +14,8 @@
 #    (grouped convs, squeeze-excite), mobilenet_v2 (depthwise, residual adds), resnet_2stage
 #    (residual adds) --conv --ratio 0.25 each give a smaller valid model;
 #  - vit_tiny's fused QKV (STRIDED_SLICEs) --heads --keep 2: 24,042 -> 19,946; FLOAT16 weights
-#    behind DEQUANTIZE: tiny_convnet 618 -> 222, RefactorNet (--weights fp16) 38,756 -> 26,276;
+#    behind DEQUANTIZE: tiny_convnet 618 -> 222, RefactorNet (--weights fp16) 38,756 -> 26,276,
+#    and the deployed hand_landmark_lite (build/corpus) --conv --ratio 0.25;
 #  - LiteRT.js runs every written model and litegpu run equals it within 1e-5 of each
 #    output's magnitude;
 #  - --refit lowers RefactorNet's output error on eval/ (pruned to 64, magnitude), and so does
@@ -91,6 +92,9 @@ cp examples/tiny_convnet.tflite "$T/tiny.tflite"
 prune_case tiny4 tiny 618 222 --conv --keep 4
 "$LG" convert "$R/refactornet.onnx" -o "$T/rn16.tflite" --weights fp16 >/dev/null 2>&1
 prune_case rn16_64 rn16 38756 26276 --ffn --keep 64
+# a deployed MediaPipe model (FLOAT16 weights, empty quantization tables on its constants)
+cp build/corpus/hand_landmark_lite.tflite "$T/hand.tflite"
+prune_case hand_p hand "" "" --conv --ratio 0.25
 
 # group kinds on the real models (the handbook's warning cases)
 for pair in "regnet_y grouped" "regnet_y residual" "mobilenet_v2 depthwise" "mobilenet_v2 residual" "resnet_2stage residual"; do
