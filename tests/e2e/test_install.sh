@@ -15,7 +15,9 @@
 #  - the man page: `MANWIDTH=80 man -l` and `groff -man -ww -z` print no warning (near-miss: a
 #    page with an unknown font and macro does warn), it is what `litegpu help --man` writes now,
 #    every verb `litegpu help` lists has its subsection, and every option every
-#    `litegpu help VERB` names appears in the rendered page;
+#    `litegpu help VERB` names appears in the rendered page; the generator (tools/cli/man.c) on
+#    a verb table made for it: help lines starting with '.' or "'", a backslash, UTF-8, usage
+#    alternatives, an entry whose tag touches its description, all reach the page as written;
 #  - pkg-config --modversion is `litegpu --version`'s;
 #  - make uninstall removes every installed file and include/lg/, and leaves foreign files in
 #    the prefix (include/other.h, lib/pkgconfig/other.pc, share/man/man1/other.1) alone; with a
@@ -170,14 +172,16 @@ done
 
 # the generator's escaping, on a verb table made for it (tools/cli/man.c alone): a help line
 # starting with '.' or "'" (a request if written raw), a backslash, a non-ASCII character,
-# a two-alternative usage; each must reach the rendered page as written.
+# a two-alternative usage, an entry whose tag touches its description (one space: the
+# description column is the continuation's indent), a tag alone; each must reach the page.
 cat >"$T/mandrv.c" <<'EOF'
 #include "man.h"
 int cmd_info(const cli_verb *v, int argc, char **argv) { (void)v; (void)argc; (void)argv; return 0; }
 static const cli_verb verbs[] = {{"zork", cmd_info, "Summary with a back\\slash.",
     "litegpu zork A [--x] | litegpu zork --list",
     "First prose line\n.tflite at the start of a line\n'quoted start\n\nemdash \xe2\x80\x94 here\n"
-    "options:\n  --x N       the x option\n                 continued\n"}};
+    "options:\n  --x N       the x option\n                 continued\n"
+    "  --outputs T1,T2,... cut the model\n                      first\n  --lonely-tag-only\n"}};
 int main(void) {
     cli_man_page p = {"9.9", "tag line", "litegpu VERB", "0 ok", verbs, 1, &verbs[0]};
     return cli_man_write(stdout, &p);
@@ -189,8 +193,10 @@ if cc -std=c11 -Iinclude -Itools/cli -o "$T/mandrv" "$T/mandrv.c" tools/cli/man.
 fi
 if [ -z "$w" ] && grep -qF "First prose line .tflite at the start of a line 'quoted start" "$T/z.txt" &&
    grep -qF 'back\slash' "$T/z.txt" && grep -q $'emdash \xe2\x80\x94 here' "$T/z.txt" &&
-   grep -q '^       litegpu zork --list$' "$T/z.txt" && grep -q 'the x option continued' "$T/z.txt"; then
-    ok "generator: '.', \"'\" and a backslash in help text, UTF-8, usage alternatives reach the page as written"
+   grep -q '^       litegpu zork --list$' "$T/z.txt" && grep -q 'the x option continued' "$T/z.txt" &&
+   grep -q '^       --outputs T1,T2,...$' "$T/z.txt" && grep -q '^              cut the model first$' "$T/z.txt" &&
+   grep -q '^       --lonely-tag-only$' "$T/z.txt"; then
+    ok "generator: '.', \"'\" and a backslash in help text, UTF-8, usage alternatives, a tag touching its text"
 else bad "generator escaping" "$(head -n 2 "$T/cc.err") $w | $(grep -n 'tflite\|quoted\|slash\|emdash\|zork\|option' "$T/z.txt" | head -n 8 | tr '\n' ' ')"; fi
 
 # ---- uninstall

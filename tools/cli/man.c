@@ -86,6 +86,25 @@ static bool is_heading(const char *s, size_t n) {
     return true;
 }
 
+/* An entry line (n bytes at line, 2 spaces of indent) with no two-space gap: a tag long
+   enough to touch its description ("  --outputs T1,T2,... cut the model"). The description
+   column is then the next line's indent when that line continues the entry and the entry
+   line has a space just before that column; otherwise the whole line is the tag. Returns
+   the tag's end, counted from after the indent. */
+static size_t entry_tag_end(const char *line, size_t n, const char *nl) {
+    if (nl) {
+        const char *next = nl + 1;
+        size_t nn = strcspn(next, "\n");
+        size_t col = leading_spaces(next, nn);
+        if (col > 3 && col < nn && col < n && line[col - 1] == ' ' && line[col] != ' ') {
+            size_t t = col - 1;
+            while (t > 2 && line[t - 1] == ' ') t--;
+            return t - 2;
+        }
+    }
+    return n - 2;
+}
+
 /* One help text, laid out as the header comment says. */
 static void put_help(FILE *f, const char *text) {
     bool need_pp = true, in_list = false;
@@ -110,7 +129,10 @@ static void put_help(FILE *f, const char *text) {
         } else if (ind == 2) {
             size_t t = 0;
             while (t + 1 < m && !(s[t] == ' ' && s[t + 1] == ' ')) t++;
-            if (t + 1 >= m) t = m;
+            if (t + 1 >= m) {
+                t = entry_tag_end(p, n, nl);
+                if (t > m) t = m;
+            }
             fputs(".TP\n", f);
             put_tag(f, s, t);
             size_t d = t + leading_spaces(s + t, m - t);
