@@ -4,6 +4,10 @@
 #define LG_REFIT_H
 #include "lg/lg.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Ridge regression with an unregularised bias:
      min over w, b of ||[x 1] [w^T; b^T] - y||^2 + lambda ||w||^2
    x [n_rows,n_in] and y [n_rows,n_out] row-major; writes w_out [n_out,n_in] (row-major, the
@@ -51,4 +55,7 @@ lg_status lg_refit_fc(lg_model *pruned, uint32_t op, const lg_model *orig, int32
                       const void *const *const *cases, uint32_t n_cases, double lambda,
                       lg_refit_fc_report *rep, lg_error *err);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

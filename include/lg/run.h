@@ -19,7 +19,7 @@
  *     lg_run_options ro = {0};
  *     ro.precision = LG_PREC_F32;
  *     lg_interp_create(m, &ro, &it, &err);
- *     lg_interp_set_input(it, 0, data, nbytes, &err);   // FLOAT32 data for a FLOAT32 input
+ *     lg_interp_set_input(it, 0, LG_FLOAT32, data, nbytes, &err); // a FLOAT32 input
  *     lg_interp_invoke(it, &err);
  *     lg_tensor_view v; lg_interp_output(it, 0, &v);    // v.data: float32, v.shape/v.rank
  *     lg_interp_free(it);
