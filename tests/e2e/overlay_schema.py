@@ -32,8 +32,8 @@ gives operator i the id str(i) and names the graph by the subgraph's name, else 
 key, else "main" / "subgraph_<i>". With --model, the model is read with flatc (an independent
 flatbuffers reader) and every graph id and key must name a graph and an op of it.
 
-usage: overlay_schema.py OVERLAY.json [--model M.tflite --schema SCHEMA.fbs]
-prints "ok: N graph(s), M result(s)" and exits 0, or one line per problem and exits 1.
+usage: overlay_schema.py OVERLAY.json... [--model M.tflite --schema SCHEMA.fbs]
+prints "ok: N graph(s), M result(s)" per file, or one line per problem; exits 0 when all pass.
 """
 import json
 import math
@@ -223,27 +223,34 @@ def main(argv):
         i = args.index('--schema')
         schema = args[i + 1]
         del args[i:i + 2]
-    if len(args) != 1 or (model is None) != (schema is None):
+    if not args or (model is None) != (schema is None):
         print(__doc__.strip().splitlines()[-2], file=sys.stderr)
         return 2
-    errs = []
-    try:
-        doc = load_strict(args[0])
-    except (OSError, ValueError) as e:
-        print('%s: %s' % (args[0], e))
-        return 1
-    graphs = graphs_of(doc, errs)
-    for gid, g in graphs.items():
-        check_graph(gid, g, errs)
-    if model and not errs:
-        check_keys(graphs, model_graphs(model, schema), errs)
-    for e in errs:
-        print('%s: %s' % (args[0], e))
-    if errs:
-        return 1
-    n = sum(len(g['results']) for g in graphs.values())
-    print('ok: %d graph(s), %d result(s)' % (len(graphs), n))
-    return 0
+    mg = None
+    rc = 0
+    for path in args:
+        errs = []
+        try:
+            doc = load_strict(path)
+        except (OSError, ValueError) as e:
+            print('%s: %s' % (path, e))
+            rc = 1
+            continue
+        graphs = graphs_of(doc, errs)
+        for gid, g in graphs.items():
+            check_graph(gid, g, errs)
+        if model and not errs:
+            if mg is None:
+                mg = model_graphs(model, schema)  # flatc once for all the files
+            check_keys(graphs, mg, errs)
+        for e in errs:
+            print('%s: %s' % (path, e))
+        if errs:
+            rc = 1
+            continue
+        n = sum(len(g['results']) for g in graphs.values())
+        print('ok: %d graph(s), %d result(s)' % (len(graphs), n))
+    return rc
 
 
 if __name__ == '__main__':

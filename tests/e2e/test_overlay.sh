@@ -104,35 +104,68 @@ if errs:
 print('%d ops' % len(res))
 EOF
 
-one() { # label model [compare args...]
+verb_overlay() { # verb label model [args...]: B.VERB.json and B.VERB.ov, same exit code
+    local verb=$1 label=$2 m=$3; shift 3
+    local b; b=$T/$(basename "$m" .tflite)$label
+    "$LG" "$verb" "$m" "$@" --json >"$b.$verb.json" 2>"$b.err"
+    local rc=$?
+    "$LG" "$verb" "$m" "$@" --overlay "$b.$verb.ov" >/dev/null 2>>"$b.err"
+    if [ $? -ne "$rc" ] || [ ! -s "$b.$verb.ov" ]; then bad "$label$m $verb --overlay" "$(head -c 300 "$b.err")"; return 1; fi
+}
+values() { # verb label model
+    local b; b=$T/$(basename "$3" .tflite)$2
+    if out=$("$PY" "$T/same.py" "$1" "$b.$1.ov" "$b.$1.json" 2>&1); then ok "$2$3 $1 overlay = --json ($out)"
+    else bad "$2$3 $1 overlay = --json" "$out"; fi
+}
+one() { # label model [compare args...]: compare and check overlays, one flatc read of the model
     local label=$1 m=$2; shift 2
     local b; b=$T/$(basename "$m" .tflite)$label
-    "$LG" compare "$m" "$@" --json >"$b.cmp.json" 2>"$b.err"
-    local rc=$?
-    "$LG" compare "$m" "$@" --overlay "$b.cmp.ov" >/dev/null 2>>"$b.err"
-    if [ $? -ne "$rc" ] || [ ! -s "$b.cmp.ov" ]; then bad "$label$m compare --overlay" "$(head -c 300 "$b.err")"; return; fi
-    if out=$("$PY" "$CHK" "$b.cmp.ov" --model "$m" --schema "$SCHEMA" 2>&1); then ok "$label$m compare overlay: schema and keys ($out)"
-    else bad "$label$m compare overlay: schema and keys" "$(head -c 400 <<<"$out")"; fi
-    if out=$("$PY" "$T/same.py" compare "$b.cmp.ov" "$b.cmp.json" 2>&1); then ok "$label$m compare overlay = --json ($out)"
-    else bad "$label$m compare overlay = --json" "$out"; fi
+    local files=()
+    verb_overlay compare "$label" "$m" "$@" && files+=("$b.compare.ov")
+    [ -z "$label" ] && verb_overlay check "$label" "$m" && files+=("$b.check.ov")
+    [ ${#files[@]} -gt 0 ] || return
+    if out=$("$PY" "$CHK" "${files[@]}" --model "$m" --schema "$SCHEMA" 2>&1); then ok "$label$m overlays: schema and keys ($(tr '\n' ' ' <<<"$out"))"
+    else bad "$label$m overlays: schema and keys" "$(head -c 400 <<<"$out")"; fi
+    for f in "${files[@]}"; do
+        case $f in *.compare.ov) values compare "$label" "$m" ;; *.check.ov) values check "$label" "$m" ;; esac
+    done
 }
 for m in build/corpus/*.tflite examples/*.tflite; do
     [ -f "$m" ] || continue
     one "" "$m"
-    "$LG" check "$m" --json >"$T/chk.json" 2>/dev/null
-    rc=$?
-    rm -f "$T/chk.ov"
-    "$LG" check "$m" --overlay "$T/chk.ov" >/dev/null 2>"$T/err"
-    if [ $? -ne "$rc" ] || [ ! -s "$T/chk.ov" ]; then bad "$m check --overlay" "$(head -c 300 "$T/err")"; continue; fi
-    if out=$("$PY" "$CHK" "$T/chk.ov" --model "$m" --schema "$SCHEMA" 2>&1); then ok "$m check overlay: schema and keys ($out)"
-    else bad "$m check overlay: schema and keys" "$(head -c 400 <<<"$out")"; fi
-    if out=$("$PY" "$T/same.py" check "$T/chk.ov" "$T/chk.json" 2>&1); then ok "$m check overlay = --json ($out)"
-    else bad "$m check overlay = --json" "$out"; fi
+done
+
+# ---- key i is the flatbuffer's operator i (what the adapter names node "i"): the op kind flatc
+# reads at that index is the op_name compare's --json gives the op
+cat >"$T/ident.py" <<'PYEOF'
+import json, os, re, subprocess, sys, tempfile
+model, schema, cmp_json, ov = sys.argv[1:5]
+body = re.search(r'enum BuiltinOperator : int32 \{(.*?)\}', open(schema).read(), re.S).group(1)
+enum = {int(v): k for k, v in re.findall(r'^\s*([A-Z0-9_]+)\s*=\s*(-?\d+)', body, re.M)}
+names = {k: v for v, k in enum.items()}
+with tempfile.TemporaryDirectory() as d:
+    subprocess.run(['flatc', '--json', '--strict-json', '--raw-binary', '-o', d, schema, '--', model], check=True)
+    m = json.load(open(os.path.join(d, os.path.splitext(os.path.basename(model))[0] + '.json')))
+def code(oc):  # TFLite GetBuiltinCode: the larger of builtin_code and deprecated_builtin_code
+    b = oc.get('builtin_code', 'ADD')
+    return max(names[b] if isinstance(b, str) else b, oc.get('deprecated_builtin_code', 0))
+kinds = [enum.get(code(m['operator_codes'][op.get('opcode_index', 0)])) for op in m['subgraphs'][0]['operators']]
+want = {str(t['op']): t['op_name'] for t in json.load(open(cmp_json))['tensors']}
+keys = list(json.load(open(ov)).values())[0]['results']
+bad = [(k, kinds[int(k)], want[k]) for k in keys if kinds[int(k)] != want[k]]
+print('mismatch %s' % bad[:5] if bad else '%d keys' % len(keys))
+sys.exit(1 if bad or not keys else 0)
+PYEOF
+for b in face_detection_short_range layernorm_512; do
+    m=$(ls build/corpus/$b.tflite examples/$b.tflite 2>/dev/null | head -1)
+    [ -n "$m" ] || continue
+    if out=$("$PY" "$T/ident.py" "$m" "$SCHEMA" "$T/$b.compare.json" "$T/$b.compare.ov" 2>&1); then ok "$m: overlay key i is flatbuffer operator i ($out)"
+    else bad "$m: overlay key i is flatbuffer operator i" "$out"; fi
 done
 
 # ---- the fp16 failure (README "compare"): where inf is born, and which ops fail
 one "fp16-failure:" examples/layernorm_512.tflite --input x=examples/layernorm_input.npy
-LN="$T/layernorm_512fp16-failure:.cmp.ov"
+LN="$T/layernorm_512fp16-failure:.compare.ov"
 if out=$("$PY" - "$LN" <<'EOF'
 import json, sys
 (g,) = json.load(open(sys.argv[1])).values()
