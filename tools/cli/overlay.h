@@ -28,7 +28,9 @@
    GraphNodeData.results); tensor names can be empty or repeated, node ids cannot, so litegpu
    keys every entry by node id = op index. The graph id is the adapter's subgraph id
    (GetSubgraphName there): the subgraph's name, else its signature key, else "main" for
-   subgraph 0 ("subgraph_<i>" for the others). */
+   subgraph 0 ("subgraph_<i>" for the others); common/schema_structs.cc (Subgraph::Json)
+   writes it as the graph's "id", the id the UI indexes node data by
+   (processNodeDataProviderDataForGraph: nodeDataProviderData[modelGraph.id]). */
 #ifndef LG_CLI_OVERLAY_H
 #define LG_CLI_OVERLAY_H
 #include <stdbool.h>
