@@ -49,7 +49,8 @@ static const char *overlay_invalid(const cli_overlay *ov) {
             if (strcmp(ov->entries[k].key, e->key) == 0) return "two entries have the same node key";
     }
     for (uint32_t i = 0; i < ov->n_thresholds; i++) {
-        if (!isfinite(ov->thresholds[i].value) || !ov->thresholds[i].bg_color) return "a threshold needs a value and a colour";
+        if (!isfinite(ov->thresholds[i].value) || !ov->thresholds[i].bg_color)
+            return "a threshold needs a value and a colour";
         if (i && !(ov->thresholds[i].value > ov->thresholds[i - 1].value)) return "thresholds must increase";
     }
     if (ov->n_gradient) {
