@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "json.h"
 #include "lg/check.h"
+#include "overlay.h"
 
 static void print_tensor_text(const lg_model *m, const lg_subgraph *sg, int32_t t) {
     const lg_tensor *x = &sg->tensors[t];
@@ -217,6 +218,39 @@ static int print_json(const char *path, const lg_model *m, const lg_check_report
     return json_finish(&j);
 }
 
+/* --overlay: each op with a finding gets its worst severity ("blocker" over "warning", the
+   strings of --json's findings[].severity), red or orange; ops without findings and findings
+   about the whole model (no op) are not in it. Keyed by op index (overlay.h). */
+static int check_overlay(const char *out, bool force, const lg_model *m, const lg_check_report *r) {
+    uint32_t n_ops = m->subgraphs[r->subgraph].n_ops;
+    int *worst = malloc((n_ops ? n_ops : 1) * sizeof *worst); /* -1: no finding, else lg_severity */
+    cli_overlay_entry *e = calloc(n_ops ? n_ops : 1, sizeof *e);
+    if (!worst || !e) { free(worst); free(e); return cli_error("out of memory"); }
+    for (uint32_t op = 0; op < n_ops; op++) worst[op] = -1;
+    for (uint32_t i = 0; i < r->n_findings; i++) {
+        const lg_finding *f = &r->findings[i];
+        if (f->op < 0 || (uint32_t)f->op >= n_ops || f->subgraph != (int32_t)r->subgraph) continue;
+        int s = (int)f->rule->severity; /* LG_SEV_BLOCKER (0) is the worse */
+        if (worst[f->op] < 0 || s < worst[f->op]) worst[f->op] = s;
+    }
+    uint32_t n = 0;
+    for (uint32_t op = 0; op < n_ops; op++) {
+        if (worst[op] < 0) continue;
+        cli_overlay_op_key(e[n].key, (int32_t)op);
+        e[n].kind = CLI_OVERLAY_STRING;
+        e[n].str = lg_severity_name((lg_severity)worst[op]);
+        e[n].bg_color = worst[op] == LG_SEV_BLOCKER ? "#e53935" : "#ffb74d";
+        n++;
+    }
+    char gid[512], name[96];
+    snprintf(name, sizeof name, "litegpu check: finding severity (%s)", lg_target_name(r->target));
+    cli_overlay ov = {cli_overlay_graph_id(m, r->subgraph, gid, sizeof gid), name, e, n, NULL, 0, NULL, 0, true};
+    int rc = cli_overlay_write(out, &ov, force);
+    free(worst);
+    free(e);
+    return rc;
+}
+
 static const char *targets_text(const lg_rule_info *r) {
     return r->targets == LG_TARGETS_ALL ? "both"
            : (r->targets & LG_TARGET_BIT(LG_TARGET_MLDRIFT)) ? "mldrift" : "classic";
@@ -304,8 +338,8 @@ static int list_rules(bool markdown, bool as_json) {
 }
 
 int cmd_check(const cli_verb *v, int argc, char **argv) {
-    bool json = false, list = false, markdown = false;
-    const char *target_name = NULL, *gpu_name = NULL, *explain = NULL, *max_ops = NULL;
+    bool json = false, list = false, markdown = false, force = false;
+    const char *target_name = NULL, *gpu_name = NULL, *explain = NULL, *max_ops = NULL, *overlay = NULL;
     const cli_flag flags[] = {
         {"--json", NULL, &json, NULL, NULL, NULL, 0},
         {"--target", "-t", NULL, &target_name, NULL, NULL, 0},
@@ -314,6 +348,8 @@ int cmd_check(const cli_verb *v, int argc, char **argv) {
         {"--list-rules", NULL, &list, NULL, NULL, NULL, 0},
         {"--markdown", NULL, &markdown, NULL, NULL, NULL, 0},
         {"--max-gpu-ops", NULL, NULL, &max_ops, NULL, NULL, 0},
+        {"--overlay", NULL, NULL, &overlay, NULL, NULL, 0},
+        {"--force", NULL, &force, NULL, NULL, NULL, 0},
         {NULL, NULL, NULL, NULL, NULL, NULL, 0},
     };
     const char *pos[1];
@@ -323,8 +359,10 @@ int cmd_check(const cli_verb *v, int argc, char **argv) {
 
     /* the three modes take different options: anything else given is an error */
     if (explain && list) return cli_usage_error(v, "--explain and --list-rules do not go together");
-    if ((explain || list) && (n_pos || target_name || gpu_name || max_ops))
-        return cli_usage_error(v, "%s takes no MODEL, --target, --gpu or --max-gpu-ops", explain ? "--explain" : "--list-rules");
+    if ((explain || list) && (n_pos || target_name || gpu_name || max_ops || overlay))
+        return cli_usage_error(v, "%s takes no MODEL, --target, --gpu, --max-gpu-ops or --overlay",
+                               explain ? "--explain" : "--list-rules");
+    if (force && !overlay) return cli_usage_error(v, "--force goes with --overlay");
     if (markdown && !list) return cli_usage_error(v, "--markdown goes with --list-rules");
     if (markdown && json) return cli_usage_error(v, "--markdown and --json do not go together");
     if (explain) {
@@ -354,6 +392,7 @@ int cmd_check(const cli_verb *v, int argc, char **argv) {
         opt.max_gpu_ops = (uint32_t)x;
     }
 
+    if (overlay && cli_output_check(overlay, force)) return CLI_ERROR;
     cli_file f;
     lg_model *m = NULL;
     if (cli_model_load(pos[0], &f, &m) != 0) return CLI_ERROR;
@@ -372,6 +411,7 @@ int cmd_check(const cli_verb *v, int argc, char **argv) {
         print_text(pos[0], m, r);
         rc = r->ready ? CLI_OK : CLI_FINDINGS;
     }
+    if (overlay && rc != CLI_ERROR && check_overlay(overlay, force, m, r)) rc = CLI_ERROR;
     lg_check_report_free(r);
     lg_model_free(m);
     cli_file_close(&f);

@@ -8,6 +8,7 @@
 #include "json.h"
 #include "lg/compare.h"
 #include "chain_file.h"
+#include "overlay.h"
 #include "run_common.h"
 
 /* A statistic, or n/a when it is undefined (NaN): "%.*g" (fixed: "%.*f") into buf. */
@@ -86,7 +87,59 @@ typedef struct prec_args {
     const char *prec, *fill, *seed, *corr, *tol, *floor, *max_rel;
     bool json, all;
     int threads;
+    const char *overlay; /* --overlay FILE */
+    bool force;
 } prec_args;
+
+/* Worse of two severities for one op's outputs: a new inf/NaN (INFINITY) over any number,
+   any number over an undefined one (NaN). */
+static bool sev_worse(double a, double b) {
+    if (isnan(a)) return false;
+    if (isnan(b)) return true;
+    return a > b;
+}
+
+/* --overlay: each op's fp16 error as the judge's severity (score / tol; > 1 fails), the
+   largest over the op's float outputs, keyed by op index (overlay.h). A severity that is not
+   a number (a new inf/NaN: infinite) is the string "new inf/NaN" in red. Thresholds colour
+   <= 1 green (passes), <= 10 orange, beyond red. */
+static int precision_overlay(const char *out, bool force, const lg_model *m, const lg_precision_report *r) {
+    uint32_t n_ops = m->subgraphs[0].n_ops;
+    cli_overlay_entry *e = calloc(n_ops ? n_ops : 1, sizeof *e);
+    double *sev = malloc((n_ops ? n_ops : 1) * sizeof *sev);
+    bool *seen = calloc(n_ops ? n_ops : 1, sizeof *seen);
+    if (!e || !sev || !seen) { free(e); free(sev); free(seen); return cli_error("out of memory"); }
+    for (uint32_t i = 0; i < r->n_tensors; i++) {
+        const lg_tensor_cmp *t = &r->tensors[i];
+        if (t->op < 0 || (uint32_t)t->op >= n_ops) continue;
+        if (!seen[t->op] || sev_worse(t->v.severity, sev[t->op])) sev[t->op] = t->v.severity;
+        seen[t->op] = true;
+    }
+    uint32_t n = 0;
+    for (uint32_t op = 0; op < n_ops; op++) {
+        if (!seen[op]) continue;
+        cli_overlay_op_key(e[n].key, (int32_t)op);
+        if (isfinite(sev[op])) {
+            e[n].kind = CLI_OVERLAY_NUMBER;
+            e[n].num = sev[op];
+        } else {
+            e[n].kind = CLI_OVERLAY_STRING;
+            e[n].str = isinf(sev[op]) ? "new inf/NaN" : "n/a";
+            e[n].bg_color = isinf(sev[op]) ? "#e53935" : NULL;
+        }
+        n++;
+    }
+    static const cli_overlay_threshold th[] = {
+        {1, "#a5d6a7", NULL}, {10, "#ffcc80", NULL}, {1e308, "#ef9a9a", NULL}};
+    char gid[512], name[96];
+    snprintf(name, sizeof name, "litegpu compare: %s error (severity = score / tol)", lg_precision_name(r->precision));
+    cli_overlay ov = {cli_overlay_graph_id(m, 0, gid, sizeof gid), name, e, n, th, 3, NULL, 0, false};
+    int rc = cli_overlay_write(out, &ov, force);
+    free(e);
+    free(sev);
+    free(seen);
+    return rc;
+}
 
 static void precision_json(const char *path, const lg_model *m, const lg_precision_report *r, const lg_interp *probe,
                            const char *const *inputs, int n_inputs, const char *fill) {
@@ -280,6 +333,7 @@ static int precision_mode(const cli_verb *v, const char *path, const prec_args *
     } else {
         snprintf(fill, sizeof fill, "%s", pa->fill ? pa->fill : "random:1");
     }
+    if (pa->overlay && cli_output_check(pa->overlay, pa->force)) return CLI_ERROR;
     cli_file f;
     lg_model *m = NULL;
     if (cli_model_load(path, &f, &m) != 0) return CLI_ERROR;
@@ -297,6 +351,7 @@ static int precision_mode(const cli_verb *v, const char *path, const prec_args *
     else precision_text(path, m, r, probe, inputs, n_inputs, fill, pa->all);
     if (fflush(stdout) != 0 || ferror(stdout)) rc = cli_error("cannot write the report");
     else rc = r->ok ? CLI_OK : CLI_FINDINGS;
+    if (pa->overlay && rc != CLI_ERROR && precision_overlay(pa->overlay, pa->force, m, r)) rc = CLI_ERROR;
 out:
     lg_precision_report_free(r);
     cli_inputs_free(&in);
@@ -423,7 +478,8 @@ out:
 }
 
 int cmd_compare(const cli_verb *v, int argc, char **argv) {
-    bool json = false, all = false;
+    bool json = false, all = false, force = false;
+    const char *overlay = NULL;
     const char *prec = NULL, *fill = NULL, *corr = NULL, *nrand = NULL, *seed = NULL, *atol = NULL, *rtol = NULL;
     const char *tol = NULL, *floor_s = NULL, *max_rel = NULL;
     const char *threads_s = NULL, *arith_s = NULL;
@@ -445,6 +501,8 @@ int cmd_compare(const cli_verb *v, int argc, char **argv) {
         {"--input", "-i", NULL, NULL, inputs, &n_inputs, 64},
         {"--threads", NULL, NULL, &threads_s, NULL, NULL, 0},
         {"--int-arith", NULL, NULL, &arith_s, NULL, NULL, 0},
+        {"--overlay", NULL, NULL, &overlay, NULL, NULL, 0},
+        {"--force", NULL, &force, NULL, NULL, NULL, 0},
         {NULL, NULL, NULL, NULL, NULL, NULL, 0},
     };
     const char *pos[2];
@@ -464,9 +522,11 @@ int cmd_compare(const cli_verb *v, int argc, char **argv) {
         if (a < 0) return cli_usage_error(v, "unknown --int-arith '%s' (tflite or xnnpack)", arith_s);
         arith = (lg_int_arith)a;
     }
+    if (force && !overlay) return cli_usage_error(v, "--force goes with --overlay");
+    if (overlay && n_pos == 2) return cli_usage_error(v, "--overlay goes with one model (precision mode)");
     if (n_pos == 1) {
         if (nrand || atol || rtol || arith_s) return cli_usage_error(v, "--random/--atol/--rtol/--int-arith go with two models");
-        prec_args pa = {prec, fill, seed, corr, tol, floor_s, max_rel, json, all, threads};
+        prec_args pa = {prec, fill, seed, corr, tol, floor_s, max_rel, json, all, threads, overlay, force};
         return precision_mode(v, pos[0], &pa, inputs, n_inputs);
     }
     if (n_pos == 2) {

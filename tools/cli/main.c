@@ -214,7 +214,7 @@ static const cli_verb verbs[] = {
      "  -h, --help          show this help\n"},
     {"check", cmd_check,
      "Will the model run fully on the phone's GPU? If not: why, and what fixes it.",
-     "litegpu check MODEL [--target mldrift|classic] [--gpu any|mali|adreno|webgpu] [--max-gpu-ops N] [--json] "
+     "litegpu check MODEL [--target mldrift|classic] [--gpu any|mali|adreno|webgpu] [--max-gpu-ops N] [--overlay FILE [--force]] [--json] "
      "| litegpu check --explain RULE [--json] "
      "| litegpu check --list-rules [--markdown|--json]",
      "Applies the GPU delegates' rules (from LiteRT's source) and the field rules phones\n"
@@ -231,6 +231,9 @@ static const cli_verb verbs[] = {
      "                      (mldrift only); a field rule applies to the families it was seen on\n"
      "  --json              print the report as JSON\n"
      "  --max-gpu-ops N     warn above N delegated ops (shader compile limit; default 900)\n"
+     "  --overlay FILE      also write a Model Explorer node-data JSON: each op with a finding,\n"
+     "                      keyed by its node id (the op index), valued by its worst severity\n"
+     "  --force             replace the --overlay FILE if it exists\n"
      "  --explain RULE      print a rule's documentation (no MODEL; --json: as JSON)\n"
      "  --list-rules        list every rule (no MODEL)\n"
      "  --markdown          with --list-rules: as a Markdown table\n"
@@ -259,7 +262,7 @@ static const cli_verb verbs[] = {
      cli_run_usage, cli_run_help}, /* tools/cli/cmd_run.c keeps run's usage and help */
     {"compare", cmd_compare,
      "Compare fp32 with emulated GPU precision (one model), or two models.",
-     "litegpu compare MODEL [--precision f16|f32_f16] [--input NAME=FILE.npy | --fill F | --seed S] [--tol T] [--floor F] [--corr C] [--max-rel R] [--all] [--threads N] [--json] | litegpu compare A.tflite B.tflite [--input ...] [--random N] [--seed S] [--atol A] [--rtol R] [--int-arith tflite|xnnpack] [--threads N] [--json]",
+     "litegpu compare MODEL [--precision f16|f32_f16] [--input NAME=FILE.npy | --fill F | --seed S] [--tol T] [--floor F] [--corr C] [--max-rel R] [--all] [--threads N] [--overlay FILE [--force]] [--json] | litegpu compare A.tflite B.tflite [--input ...] [--random N] [--seed S] [--atol A] [--rtol R] [--int-arith tflite|xnnpack] [--threads N] [--json]",
      "Precision mode runs MODEL in f32 and in the emulated precision on the same input (by\n"
      "default random:1, uniform in [-1, 1); the report names the input used) and reports, for\n"
      "every tensor, max abs/rel error, cosine, Pearson correlation, NMSE, the judge's score and\n"
@@ -283,6 +286,10 @@ static const cli_verb verbs[] = {
      "  --atol A, --rtol R  allclose tolerances (default 1e-4, 1e-3)\n"
      "  --int-arith A       two models: quantized kernels' arithmetic, tflite (default) or xnnpack\n"
      "  --threads N         worker threads for the heavy kernels (default 1; results do not depend on it)\n"
+     "  --overlay FILE      precision mode: also write a Model Explorer node-data JSON: each op's\n"
+     "                      severity (score / tol, the largest over its outputs; > 1 fails), keyed\n"
+     "                      by its node id (the op index); a new inf/NaN is the string \"new inf/NaN\"\n"
+     "  --force             replace the --overlay FILE if it exists\n"
      "  --json              print the report as JSON\n"
      "  -h, --help          show this help\n"},
     {"bench", cmd_bench,
