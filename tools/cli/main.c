@@ -195,6 +195,42 @@ static const cli_verb verbs[] = {
      "  -h, --help          show this help\n"
      "Options a mode does not take (--target or --gpu with --explain, --markdown without\n"
      "--list-rules) are errors.\n"},
+    {"lowrank", cmd_lowrank,
+     "Replace FULLY_CONNECTED / 1x1 CONV_2D layers by two thin ones from the SVD, and measure it.",
+     "litegpu lowrank MODEL -o OUT.tflite (--op N|--all-fc|--all-1x1) (--rank R|--energy E) [--force-rank] "
+     "[--min-saving F] [--calib DIR] [--eval DIR] [--evidence DIR] [--force] [--json]",
+     "A layer with a constant FLOAT32 weight W [m, n] (FULLY_CONNECTED [out, in]; CONV_2D 1x1,\n"
+     "stride 1, dilation 1, OHWI [m, 1, 1, n]) becomes n -> r -> m: the thin SVD W = U S V^T\n"
+     "(LAPACK, double), first layer A = sqrt(S_r) V_r^T without bias or activation (a conv gets a\n"
+     "zero bias: TFLite's conv requires one), second B = U_r sqrt(S_r) with the original bias and\n"
+     "fused activation. A runtime or shared weight, a kernel other than 1x1, a stride or dilation\n"
+     "other than 1 is left alone with the reason (--op N on such an op is an error). Rank: --rank\n"
+     "R (clamped to min(m, n)) or --energy E, the smallest r with sum_{i<r} s_i^2 >= E sum s_i^2.\n"
+     "A layer whose parameters would not drop (r >= the break-even rank m*n/(m+n) for an FC) is\n"
+     "left alone unless --force-rank (with --rank: full rank reproduces the layer). Prints per\n"
+     "layer m, n, the rank, the break-even rank, parameters before/after, the energy kept, the\n"
+     "spectrum (--json: every singular value) and ||W - W_r||_F / ||W||_F from the stored factors;\n"
+     "n_params before/after (info's learned parameters), the file sizes, and the output error of\n"
+     "OUT against MODEL in fp32 (max abs, and relative to max |output|) on the pattern input and\n"
+     "on --calib and --eval, each apart. OUT records the layers and ranks in its metadata\n"
+     "\"litegpu.lowrank\". MODEL may be ONNX (imported as convert does).\n"
+     "Exit code 0: written (also when no layer qualified: OUT is MODEL + metadata); 2: error.\n"
+     "\n"
+     "options:\n"
+     "  -o, --output OUT    the file to write (required; never the input file)\n"
+     "  --op N              the op (index in subgraph 0) to factor\n"
+     "  --all-fc            every FULLY_CONNECTED\n"
+     "  --all-1x1           every 1x1 CONV_2D (with --all-fc: both)\n"
+     "  -r, --rank R        the rank to keep\n"
+     "  -e, --energy E      the fraction of the squared spectrum to keep, in (0, 1]\n"
+     "  --force-rank        with --rank: replace even when parameters would not drop\n"
+     "  --min-saving F      leave alone layers saving less than the fraction F of their parameters\n"
+     "  --calib DIR         also measure the output error on these inputs (.npy per set)\n"
+     "  --eval DIR          and on these, reported apart\n"
+     "  --evidence DIR      write an evidence record (refused if DIR exists)\n"
+     "  --force             replace OUT if it exists\n"
+     "  --json              print the report as JSON\n"
+     "  -h, --help          show this help\n"},
     {"taps", cmd_taps,
      "Add intermediate tensors as extra outputs, to find the first broken op on a device.",
      "litegpu taps MODEL -o OUT.tflite [--tensors NAME,...] [--every N] [--force] [--json]",

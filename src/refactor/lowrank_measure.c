@@ -1,0 +1,85 @@
+/* lg_lowrank_measure (lg/lowrank.h): the output error of one model against another, both run
+   by the fp32 reference interpreter on the same inputs. */
+#include "lg/lowrank.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "lg/run.h"
+
+/* Input i of both interpreters from data (float32), or the pattern fill when data is NULL. */
+static lg_status set_input(lg_interp *ia, lg_interp *ib, uint32_t i, const float *data, lg_error *err) {
+    lg_tensor_view va, vb;
+    LG_TRY(lg_interp_input(ia, i, &va));
+    LG_TRY(lg_interp_input(ib, i, &vb));
+    if (va.type != LG_FLOAT32 || vb.type != LG_FLOAT32 || va.numel != vb.numel)
+        return lgi_fail(err, LG_ERR_INVALID_ARG, "input %u: the two models differ, or it is not FLOAT32 (%s)", i, lg_dtype_name(va.type));
+    float *fill = NULL;
+    if (!data) {
+        fill = malloc(sizeof(float) * (size_t)(va.numel ? va.numel : 1));
+        if (!fill) return lgi_fail(err, LG_ERR_NOMEM, "out of memory");
+        lg_status st = lg_fill_f32("pattern", fill, va.numel, err);
+        if (st != LG_OK) {
+            free(fill);
+            return st;
+        }
+        data = fill;
+    }
+    uint64_t nb = sizeof(float) * (uint64_t)va.numel;
+    lg_status st = lg_interp_set_input(ia, i, LG_FLOAT32, data, nb, err);
+    if (st == LG_OK) st = lg_interp_set_input(ib, i, LG_FLOAT32, data, nb, err);
+    free(fill);
+    return st;
+}
+
+/* Accumulate |b - a| and |a| over every FLOAT32 output. */
+static lg_status compare_outputs(const lg_interp *ia, const lg_interp *ib, lg_lowrank_error *e, lg_error *err) {
+    uint32_t n = lg_interp_n_outputs(ia);
+    if (n != lg_interp_n_outputs(ib)) return lgi_fail(err, LG_ERR_INVALID_ARG, "the models have %u and %u outputs", n, lg_interp_n_outputs(ib));
+    for (uint32_t o = 0; o < n; o++) {
+        lg_tensor_view va, vb;
+        LG_TRY(lg_interp_output(ia, o, &va));
+        LG_TRY(lg_interp_output(ib, o, &vb));
+        if (va.type != LG_FLOAT32) continue;
+        if (vb.type != LG_FLOAT32 || va.numel != vb.numel)
+            return lgi_fail(err, LG_ERR_INVALID_ARG, "output %u: %lld values against %lld", o, (long long)va.numel, (long long)vb.numel);
+        const float *pa = va.data, *pb = vb.data;
+        for (int64_t k = 0; k < va.numel; k++) {
+            double d = fabs((double)pb[k] - (double)pa[k]), r = fabs((double)pa[k]);
+            if (d > e->max_abs || isnan(d)) e->max_abs = isnan(d) ? INFINITY : d;
+            if (r > e->ref_max_abs) e->ref_max_abs = r;
+        }
+    }
+    return LG_OK;
+}
+
+lg_status lg_lowrank_measure(const lg_model *a, const lg_model *b, const float *const *const *cases, uint32_t n_cases,
+                             lg_lowrank_error *out, lg_error *err) {
+    lgi_error_clear(err);
+    if (!a || !b || !out) return lgi_fail(err, LG_ERR_INVALID_ARG, "lg_lowrank_measure: NULL argument");
+    memset(out, 0, sizeof *out);
+    lg_run_options ro;
+    memset(&ro, 0, sizeof ro);
+    ro.precision = LG_PREC_F32;
+    lg_interp *ia = NULL, *ib = NULL;
+    LG_TRY(lg_interp_create(a, &ro, &ia, err));
+    lg_status st = lg_interp_create(b, &ro, &ib, err);
+    if (st == LG_OK && lg_interp_n_inputs(ia) != lg_interp_n_inputs(ib))
+        st = lgi_fail(err, LG_ERR_INVALID_ARG, "the models have %u and %u inputs", lg_interp_n_inputs(ia), lg_interp_n_inputs(ib));
+    const uint32_t n = cases ? n_cases : 1;
+    for (uint32_t k = 0; st == LG_OK && k < n; k++) {
+        for (uint32_t i = 0; st == LG_OK && i < lg_interp_n_inputs(ia); i++)
+            st = set_input(ia, ib, i, cases ? cases[k][i] : NULL, err);
+        if (st == LG_OK) st = lg_interp_invoke(ia, err);
+        if (st == LG_OK) st = lg_interp_invoke(ib, err);
+        if (st == LG_OK) st = compare_outputs(ia, ib, out, err);
+    }
+    lg_interp_free(ia);
+    lg_interp_free(ib);
+    if (st != LG_OK) return st;
+    out->n_cases = n;
+    out->rel = out->ref_max_abs > 0 ? out->max_abs / out->ref_max_abs : NAN;
+    return LG_OK;
+}
