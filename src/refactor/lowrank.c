@@ -208,7 +208,7 @@ static lg_status factor_layer(const lg_model *m, const lg_lowrank_options *o, lr
             else
                 l->replaced = true;
         }
-        if (l->replaced) st = make_factors(w, u, l->spectrum, vt, wk, err);
+        if (l->rank > 0) st = make_factors(w, u, l->spectrum, vt, wk, err); /* the error, also when left alone */
     }
     free(w);
     free(u);
