@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# `litegpu lowrank` (issue #14 item 3) on converted fixtures:
+#  - RefactorNet (tests/fixtures/refactor, 14 FULLY_CONNECTED) at full rank (--force-rank: full
+#    rank is above break-even) reproduces the model: the report's output error on the pattern
+#    input and the 128 eval inputs <= 1e-5 of the output magnitude, and `litegpu run` of OUT on
+#    refactornet.input.npy equals PyTorch's refactornet.output.npy within the fixture's 1e-4;
+#  - RefactorNet at rank 8: n_params equal the hand arithmetic (below), per-layer break-even 24
+#    and parameters 3168 -> 1120 / 3104 -> 1056 for the FFN FCs, the head left alone;
+#  - ViT (vit_tiny) --all-fc --energy 0.9: each replaced layer's rank is the smallest r whose
+#    energy reaches 0.9, recomputed here from the reported spectrum; the reported output error
+#    equals LiteRT.js's difference between MODEL and OUT on the same pattern input;
+#  - mobilenet_v2's pointwise convs (--all-1x1): two CONV_2D each, LiteRT.js runs them;
+#  - LiteRT.js runs every written model and `litegpu run` equals it within 1e-5 relative;
+#  - metadata "litegpu.lowrank" in OUT; identical runs give identical bytes;
+#  - --evidence writes a record whose SHA256SUMS verify; a second run into it is refused;
+#  - bad input is exit 2 with one line.
+#
+# Hand arithmetic, RefactorNet (README of tests/fixtures/refactor: 38,756 parameters). An FC
+# m x n with bias at rank r holds r*(m+n) + m parameters instead of m*n + m:
+#   FFN up 96x32: 3168 -> 8*128 + 96 = 1120 (saves 2048); down 32x96: 3104 -> 8*128 + 32 = 1056
+#   (saves 2048); stem 32x16: 544 -> 8*48 + 32 = 416 (saves 128); head 4x32: rank 8 clamps to 4,
+#   4*36 + 4 = 148 > 132: left alone (break-even 128/36 = 3.56).
+#   The 12 FFN FCs only (--min-saving 0.5 leaves the stem, 128/544 = 23.5%, alone):
+#     38756 - 12*2048 = 14180.   Every FC (--all-fc --rank 8): 14180 - 128 = 14052.
+set -u
+cd "$(dirname "$0")/../.."
+LG=${LG:-build/litegpu}
+R=tests/fixtures/refactor
+F=tests/fixtures/onnx
+CMP=tests/e2e/npy_compare.py
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+pass=0; fail=0
+ok()  { echo "PASS $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL $1${2:+: $2}"; fail=$((fail + 1)); }
+finish() { echo "lowrank: $pass passed, $fail failed"; [ "$fail" -eq 0 ]; exit $?; }
+jq_py() { # FILE PYTHON-EXPR (j = the JSON): prints the value
+    python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print($2)" "$1"
+}
+check_py() { # NAME FILE PYTHON-EXPR: PASS when the expression is true
+    local v
+    v=$(jq_py "$2" "$3" 2>&1)
+    if [ "$v" = True ]; then ok "$1"; else bad "$1" "$v"; fi
+}
+
+mkdir -p "$T/m"
+"$LG" convert "$R/refactornet.onnx" -o "$T/rn.tflite" >/dev/null 2>"$T/err" || { bad "convert refactornet" "$(cat "$T/err")"; finish; }
+"$LG" convert "$F/vit_tiny.op17.onnx" -o "$T/vit.tflite" >/dev/null 2>"$T/err" || { bad "convert vit_tiny" "$(cat "$T/err")"; finish; }
+"$LG" convert "$F/mobilenet_v2.op17.onnx" -o "$T/mb2.tflite" >/dev/null 2>"$T/err" || { bad "convert mobilenet_v2" "$(cat "$T/err")"; finish; }
+
+# ---- RefactorNet at full rank: the implementation test of chapter 8
+if "$LG" lowrank "$T/rn.tflite" -o "$T/m/rn_full.tflite" --all-fc --rank 96 --force-rank --eval "$R/eval" --json >"$T/full.json" 2>"$T/err"; then
+    check_py "refactornet full rank: 14 FCs replaced, each at min(m,n)" "$T/full.json" \
+        "j['n_replaced'] == 14 and all(l['rank'] == min(l['m'], l['n']) for l in j['layers'])"
+    check_py "refactornet full rank: output error <= 1e-5 of the output magnitude (pattern, 128 eval inputs)" "$T/full.json" \
+        "j['error']['pattern']['rel'] <= 1e-5 and j['error']['eval']['rel'] <= 1e-5 and j['error']['eval']['n_cases'] == 128 and j['error']['calib'] is None"
+    check_py "refactornet full rank: ||W - W_r|| / ||W|| <= 1e-6 per layer" "$T/full.json" "max(l['recon_error'] for l in j['layers']) <= 1e-6"
+    check_py "refactornet full rank: n_params 38756 before (the handbook's baseline)" "$T/full.json" "j['n_params_before'] == 38756"
+    if "$LG" run "$T/m/rn_full.tflite" --input "input=$R/refactornet.input.npy" --out-dir "$T/rn_full_run" >/dev/null 2>"$T/err" &&
+       r=$(python3 "$CMP" "$R/refactornet.output.npy" "$T/rn_full_run/output_0.npy" 1e-4); then
+        ok "refactornet full rank: litegpu run equals PyTorch's output ($r)"
+    else bad "refactornet full rank vs PyTorch" "${r:-$(cat "$T/err")}"; fi
+else bad "lowrank refactornet full rank" "$(cat "$T/err")"; fi
+
+# ---- RefactorNet at rank 8: the hand arithmetic
+if "$LG" lowrank "$T/rn.tflite" -o "$T/m/rn_r8_ffn.tflite" --all-fc --rank 8 --min-saving 0.5 --json >"$T/r8f.json" 2>"$T/err"; then
+    check_py "refactornet rank 8, FFN FCs only: n_params 38756 -> 14180" "$T/r8f.json" "(j['n_params_before'], j['n_params_after'], j['n_replaced']) == (38756, 14180, 12)"
+    check_py "refactornet rank 8: FFN up 96x32 break-even 24, 3168 -> 1120; down 32x96 3104 -> 1056" "$T/r8f.json" \
+        "all(l['break_even'] == 24 and (l['params_before'], l['params_after']) == ((3168, 1120) if l['m'] == 96 else (3104, 1056)) for l in j['layers'] if l['replaced'])"
+    check_py "refactornet rank 8: the stem (saves 23.5%) and the head (above break-even 3.56) left alone, the reason given" "$T/r8f.json" \
+        "[(l['m'], l['n'], 'less than' in l['why']) for l in j['layers'] if not l['replaced']] == [(32, 16, True), (4, 32, False)] and 'break-even' in j['layers'][-1]['why']"
+else bad "lowrank refactornet rank 8 ffn" "$(cat "$T/err")"; fi
+if "$LG" lowrank "$T/rn.tflite" -o "$T/m/rn_r8.tflite" --all-fc --rank 8 >"$T/r8.txt" 2>"$T/err"; then
+    if grep -q '^n_params 38756 -> 14052;' "$T/r8.txt" && grep -q 'break-even 24,' "$T/r8.txt"; then ok "refactornet rank 8, every FC: n_params 38756 -> 14052 (text report)"
+    else bad "refactornet rank 8 text" "$(grep n_params "$T/r8.txt")"; fi
+    "$LG" lowrank "$T/rn.tflite" -o "$T/m/rn_r8_again.tflite" --all-fc --rank 8 >/dev/null 2>&1
+    if cmp -s "$T/m/rn_r8.tflite" "$T/m/rn_r8_again.tflite"; then ok "refactornet rank 8: two runs give identical bytes"; else bad "lowrank output not deterministic"; fi
+    rm -f "$T/m/rn_r8_again.tflite"
+    if "$LG" info "$T/m/rn_r8.tflite" | grep -q '"litegpu.lowrank"'; then ok "OUT holds metadata \"litegpu.lowrank\""; else bad "no litegpu.lowrank metadata"; fi
+else bad "lowrank refactornet rank 8" "$(cat "$T/err")"; fi
+
+# ---- ViT: --energy 0.9 on every FC; ranks recomputed from the reported spectrum
+if "$LG" lowrank "$T/vit.tflite" -o "$T/m/vit_e90.tflite" --all-fc --energy 0.9 --json >"$T/vit.json" 2>"$T/err"; then
+    check_py "vit_tiny --energy 0.9: each rank is the smallest r with sum_{i<r} s_i^2 >= 0.9 sum s_i^2 (from the spectrum)" "$T/vit.json" \
+        "all(l['rank'] == next(r for r in range(1, len(l['spectrum']) + 1) if sum(s*s for s in l['spectrum'][:r]) >= 0.9 * sum(s*s for s in l['spectrum'])) for l in j['layers']) and len(j['layers']) == 9"
+    check_py "vit_tiny --energy 0.9: replaced layers are those below break-even, the others say so" "$T/vit.json" \
+        "j['n_replaced'] >= 1 and all(l['replaced'] == (l['rank'] * (l['m'] + l['n']) < l['m'] * l['n']) for l in j['layers']) and all('break-even' in l['why'] for l in j['layers'] if not l['replaced'])"
+else bad "lowrank vit_tiny" "$(cat "$T/err")"; fi
+
+# ---- mobilenet_v2: pointwise convs
+if "$LG" lowrank "$T/mb2.tflite" -o "$T/m/mb2_1x1.tflite" --all-1x1 --energy 0.9 --min-saving 0.1 --json >"$T/mb2.json" 2>"$T/err"; then
+    check_py "mobilenet_v2 --all-1x1 --energy 0.9: pointwise convs replaced, each saving >= 10%" "$T/mb2.json" \
+        "j['n_replaced'] >= 1 and all(l['op_name'] == 'CONV_2D' for l in j['layers']) and all(1 - l['params_after'] / l['params_before'] >= 0.1 for l in j['layers'] if l['replaced']) and j['n_ops_after'] == j['n_ops_before'] + j['n_replaced']"
+else bad "lowrank mobilenet_v2" "$(cat "$T/err")"; fi
+
+# ---- LiteRT.js runs every written model; litegpu run equals it
+models=("$T"/rn.tflite "$T"/vit.tflite "$T"/mb2.tflite "$T"/m/*.tflite)
+node --no-liftoff peers/litert_run.js --fill pattern --out "$T/peer" "${models[@]}" >"$T/peer.jsonl" 2>"$T/peer.err"
+mkdir -p "$T/lg"
+for f in "$T"/m/*.tflite; do
+    b=$(basename "$f" .tflite); r=""
+    if [ ! -f "$T/peer/$b/pattern/output_0.npy" ]; then bad "$b: LiteRT.js does not run it" "$(grep -F "/$b.tflite\"" "$T/peer.jsonl" | head -c 300)"; continue; fi
+    if "$LG" run "$f" --input "0=$T/peer/$b/pattern/input_0.npy" --out-dir "$T/lg/$b" >/dev/null 2>"$T/err" &&
+       r=$(python3 "$CMP" "$T/peer/$b/pattern/output_0.npy" "$T/lg/$b/output_0.npy" 1e-5); then
+        ok "$b: LiteRT.js runs it, litegpu run equals it ($r)"
+    else bad "$b: litegpu run vs LiteRT.js" "${r:-$(cat "$T/err")}"; fi
+done
+# the reported output error (pattern) against LiteRT.js's MODEL vs OUT
+err_vs_peer() { # JSON BASE OUT-NAME: |reported max abs - LiteRT.js's| <= 1e-5 of the output magnitude
+    local v
+    v=$(python3 - "$1" "$T/peer/$2/pattern/output_0.npy" "$T/peer/$3/pattern/output_0.npy" <<'PY'
+import ast, json, struct, sys
+def load(p):
+    d = open(p, 'rb').read()
+    h = struct.unpack('<H', d[8:10])[0]
+    hd = ast.literal_eval(d[10:10 + h].decode('latin1'))
+    assert hd['descr'] == '<f4'
+    b = d[10 + h:]
+    return struct.unpack('<%df' % (len(b) // 4), b)
+got = json.load(open(sys.argv[1]))['error']['pattern']['max_abs']
+a, b = load(sys.argv[2]), load(sys.argv[3])
+want = max(abs(x - y) for x, y in zip(a, b)); mag = max(abs(x) for x in a)
+print('%s %.9g %.9g' % ('ok' if abs(got - want) <= 1e-5 * mag else 'bad', got, want))
+PY
+)
+    case "$v" in
+        ok*) ok "$3: reported max abs output error equals LiteRT.js's MODEL vs OUT (reported, LiteRT.js: ${v#ok })" ;;
+        *) bad "$3: reported output error vs LiteRT.js's" "$v" ;;
+    esac
+}
+[ -f "$T/vit.json" ] && err_vs_peer "$T/vit.json" vit vit_e90
+[ -f "$T/r8f.json" ] && err_vs_peer "$T/r8f.json" rn rn_r8_ffn
+
+# ---- evidence
+if "$LG" lowrank "$T/rn.tflite" -o "$T/m2.tflite" --all-fc --rank 8 --calib "$R/calib" --evidence "$T/ev" >/dev/null 2>"$T/err" &&
+   (cd "$T/ev" && sha256sum -c --quiet SHA256SUMS) >/dev/null 2>&1 && grep -q '"kind": *"lowrank"' "$T/ev/contract.json"; then
+    ok "--evidence: a record whose SHA256SUMS verify, the change kind lowrank"
+else bad "--evidence" "$(cat "$T/err"; ls "$T/ev" 2>&1)"; fi
+"$LG" lowrank "$T/rn.tflite" -o "$T/m3.tflite" --all-fc --rank 8 --evidence "$T/ev" >/dev/null 2>"$T/err"
+rc=$?; [ $rc -eq 2 ] && grep -q 'exists' "$T/err" && [ ! -f "$T/m3.tflite" ] && ok "--evidence into an existing folder: refused before the work (exit 2)" || bad "evidence folder reuse" "rc $rc $(cat "$T/err")"
+
+# ---- bad input: exit 2, one line
+refuse() { # NAME EXPECTED-TEXT ARGS...
+    local name=$1 want=$2; shift 2
+    "$LG" lowrank "$@" >/dev/null 2>"$T/err"; local rc=$?
+    if [ $rc -eq 2 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && grep -q -- "$want" "$T/err"; then ok "refused: $name"; else bad "refused: $name" "rc $rc $(cat "$T/err")"; fi
+}
+refuse "--op on a non-FC op" "only FULLY_CONNECTED and 1x1 CONV_2D" "$T/rn.tflite" -o "$T/x.tflite" --op 1 --rank 2
+refuse "an existing OUT without --force" "exists" "$T/rn.tflite" -o "$T/m/rn_r8.tflite" --all-fc --rank 8
+refuse "--rank and --energy together" "one of --rank" "$T/rn.tflite" -o "$T/x.tflite" --all-fc --rank 8 --energy 0.9
+refuse "--force-rank without --rank" "--force-rank goes with --rank" "$T/rn.tflite" -o "$T/x.tflite" --all-fc --energy 0.9 --force-rank
+refuse "--energy 1.5" "in (0, 1]" "$T/rn.tflite" -o "$T/x.tflite" --all-fc --energy 1.5
+refuse "no layers named" "--op N, --all-fc or --all-1x1" "$T/rn.tflite" -o "$T/x.tflite" --rank 8
+finish
