@@ -59,7 +59,13 @@ static uint32_t buffer_refs(const lg_model *m, uint32_t b) {
 static bool weight_ok(const lg_model *m, const lg_graph *g, uint32_t i, int32_t w, lg_lowrank_layer *l) {
     const lg_subgraph *sg = &m->subgraphs[0];
     const lg_tensor *t = &sg->tensors[w];
-    if (!lg_tensor_is_const(m, 0, w)) return why(l, "the weight \"%s\" is not a constant (computed at run time)", t->name ? t->name : ""), false;
+    if (!lg_tensor_is_const(m, 0, w)) {
+        int32_t p = lg_graph_producer(g, w);
+        if (p >= 0 && lg_op_builtin(m, &sg->ops[p]) == LG_OP_DEQUANTIZE)
+            return why(l, "the weight \"%s\" is not a constant: op %d DEQUANTIZE computes it (a FLOAT16 or quantized weight: factor the float model)",
+                       t->name ? t->name : "", p), false;
+        return why(l, "the weight \"%s\" is not a constant (computed at run time)", t->name ? t->name : ""), false;
+    }
     if (t->type != LG_FLOAT32) return why(l, "the weight is %s, not FLOAT32", lg_dtype_name(t->type)), false;
     if (t->quant || t->sparsity) return why(l, "the weight is %s", t->quant ? "quantized" : "sparse"), false;
     const lg_buffer *bf = lg_tensor_buffer(m, t);

@@ -414,6 +414,29 @@ LG_TEST(lowrank_near_misses_left_alone) {
     lg_model_free(md);
 }
 
+/* FLOAT16 weights read through DEQUANTIZE (an fp16 model): not a constant, the message says so. */
+LG_TEST(lowrank_fp16_weight_through_dequantize_left_alone) {
+    lg_model *md = NULL, *q = NULL;
+    lg_lowrank_report *r = NULL;
+    lg_error e;
+    CHECK_OK(lg_model_new(NULL, NULL, &md, &e), &e);
+    lg_builder b;
+    lg_builder_init(&b, md, 0);
+    const uint16_t h[12] = {0x3c00, 0, 0x3c00, 0, 0x3c00, 0x3c00, 0x3c00, 0x3c00, 0x4000, 0x4000, 0x3c00, 0x4200}; /* W_RANK2 */
+    int x = lg_b_tensor(&b, "x", LG_FLOAT32, LG_DIMS(1, 3));
+    int wh = lg_b_const(&b, "w_fp16", LG_FLOAT16, LG_DIMS(4, 3), h, sizeof h);
+    int w = lg_b_tensor(&b, "w", LG_FLOAT32, LG_DIMS(4, 3));
+    int y = lg_b_tensor(&b, "y", LG_FLOAT32, LG_DIMS(1, 4));
+    lg_b_op(&b, LG_OP_DEQUANTIZE, LG_IDS(wh), LG_IDS(w));
+    lg_b_op(&b, LG_OP_FULLY_CONNECTED, LG_IDS(x, w, -1), LG_IDS(y));
+    lg_b_io(&b, LG_IDS(x), LG_IDS(y));
+    CHECK(b.status == LG_OK);
+    lg_lowrank_options o = opts_rank(1, 1, false);
+    CHECK(lg_lowrank(md, &o, &q, &r, &e) == LG_ERR_INVALID_ARG);
+    CHECK(strstr(e.msg, "DEQUANTIZE") != NULL);
+    lg_model_free(md);
+}
+
 /* Bad options are refused; the same call twice gives the same bytes. */
 LG_TEST(lowrank_options_and_determinism) {
     lg_model *md = fc_model(W_RANK2, 4, 3, true, 0), *q = NULL, *q2 = NULL;
