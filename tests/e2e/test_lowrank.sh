@@ -69,6 +69,8 @@ if "$LG" lowrank "$T/rn.tflite" -o "$T/m/rn_r8_ffn.tflite" --all-fc --rank 8 --m
         "all(l['break_even'] == 24 and (l['params_before'], l['params_after']) == ((3168, 1120) if l['m'] == 96 else (3104, 1056)) for l in j['layers'] if l['replaced'])"
     check_py "refactornet rank 8: the stem (saves 23.5%) and the head (above break-even 3.56) left alone, the reason given" "$T/r8f.json" \
         "[(l['m'], l['n'], 'less than' in l['why']) for l in j['layers'] if not l['replaced']] == [(32, 16, True), (4, 32, False)] and 'break-even' in j['layers'][-1]['why']"
+    check_py "refactornet rank 8: ||W - W_r|| / ||W|| of the stored factors = sqrt(sum_{i>=8} s_i^2 / sum s_i^2) of the spectrum (1e-6)" "$T/r8f.json" \
+        "all(abs(l['recon_error'] - (sum(s*s for s in l['spectrum'][8:]) / sum(s*s for s in l['spectrum'])) ** 0.5) <= 1e-6 for l in j['layers'] if l['replaced'])"
 else bad "lowrank refactornet rank 8 ffn" "$(cat "$T/err")"; fi
 if "$LG" lowrank "$T/rn.tflite" -o "$T/m/rn_r8.tflite" --all-fc --rank 8 >"$T/r8.txt" 2>"$T/err"; then
     if grep -q '^n_params 38756 -> 14052;' "$T/r8.txt" && grep -q 'break-even 24,' "$T/r8.txt"; then ok "refactornet rank 8, every FC: n_params 38756 -> 14052 (text report)"
@@ -135,8 +137,9 @@ PY
 
 # ---- evidence
 if "$LG" lowrank "$T/rn.tflite" -o "$T/m2.tflite" --all-fc --rank 8 --calib "$R/calib" --evidence "$T/ev" >/dev/null 2>"$T/err" &&
-   (cd "$T/ev" && sha256sum -c --quiet SHA256SUMS) >/dev/null 2>&1 && grep -q '"kind": *"lowrank"' "$T/ev/contract.json"; then
-    ok "--evidence: a record whose SHA256SUMS verify, the change kind lowrank"
+   (cd "$T/ev" && sha256sum -c --quiet SHA256SUMS) >/dev/null 2>&1 && grep -q '"kind": *"lowrank"' "$T/ev/contract.json" &&
+   python3 -c "import json,sys; c=json.load(open(sys.argv[1])); k={x['check']: x for x in c['structural_checks']}; sys.exit(0 if k['parameter_count']['ok'] and k['parameter_count']['expected_after'] == 14052 and k['factor_error_equals_spectrum']['ok'] and c['one_primary_change']['rank'] == 8 else 1)" "$T/ev/contract.json"; then
+    ok "--evidence: a record whose SHA256SUMS verify, the change kind lowrank, the checks parameter_count (14052) and factor_error_equals_spectrum pass"
 else bad "--evidence" "$(cat "$T/err"; ls "$T/ev" 2>&1)"; fi
 "$LG" lowrank "$T/rn.tflite" -o "$T/m3.tflite" --all-fc --rank 8 --evidence "$T/ev" >/dev/null 2>"$T/err"
 rc=$?; [ $rc -eq 2 ] && grep -q 'exists' "$T/err" && [ ! -f "$T/m3.tflite" ] && ok "--evidence into an existing folder: refused before the work (exit 2)" || bad "evidence folder reuse" "rc $rc $(cat "$T/err")"
