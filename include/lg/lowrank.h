@@ -98,10 +98,13 @@ void lg_lowrank_report_free(lg_lowrank_report *r);
    input sets (cases[k][i]: float32 data of input i; NULL cases: one set filled with
    lg_fill_f32 "pattern"). Over every FLOAT32 output and case: max_abs = max |b - a|,
    ref_max_abs = max |a|, rel = max_abs / ref_max_abs (NaN when the reference is all zero).
-   Both models must have the same inputs (float) and outputs. */
+   n_argmax_equal: the cases where every FLOAT32 output's flattened argmax (the first maximum)
+   is the same in both (a classifier's decision). Both models must have the same inputs
+   (float) and outputs. */
 typedef struct lg_lowrank_error {
     uint32_t n_cases;
     double max_abs, ref_max_abs, rel;
+    uint32_t n_argmax_equal;
 } lg_lowrank_error;
 lg_status lg_lowrank_measure(const lg_model *a, const lg_model *b, const float *const *const *cases,
                              uint32_t n_cases, lg_lowrank_error *out, lg_error *err);

@@ -34,8 +34,16 @@ static lg_status set_input(lg_interp *ia, lg_interp *ib, uint32_t i, const float
     return st;
 }
 
-/* Accumulate |b - a| and |a| over every FLOAT32 output. */
+static int64_t argmax(const float *p, int64_t n) {
+    int64_t best = 0;
+    for (int64_t k = 1; k < n; k++)
+        if (p[k] > p[best]) best = k;
+    return best;
+}
+
+/* Accumulate |b - a| and |a| over every FLOAT32 output; count the case when every argmax agrees. */
 static lg_status compare_outputs(const lg_interp *ia, const lg_interp *ib, lg_lowrank_error *e, lg_error *err) {
+    bool same = true;
     uint32_t n = lg_interp_n_outputs(ia);
     if (n != lg_interp_n_outputs(ib)) return lgi_fail(err, LG_ERR_INVALID_ARG, "the models have %u and %u outputs", n, lg_interp_n_outputs(ib));
     for (uint32_t o = 0; o < n; o++) {
@@ -51,7 +59,9 @@ static lg_status compare_outputs(const lg_interp *ia, const lg_interp *ib, lg_lo
             if (d > e->max_abs || isnan(d)) e->max_abs = isnan(d) ? INFINITY : d;
             if (r > e->ref_max_abs) e->ref_max_abs = r;
         }
+        if (va.numel > 0) same &= argmax(pa, va.numel) == argmax(pb, vb.numel);
     }
+    e->n_argmax_equal += same;
     return LG_OK;
 }
 

@@ -52,8 +52,8 @@ mkdir -p "$T/m"
 if "$LG" lowrank "$T/rn.tflite" -o "$T/m/rn_full.tflite" --all-fc --rank 96 --force-rank --calib "$R/calib" --eval "$R/eval" --json >"$T/full.json" 2>"$T/err"; then
     check_py "refactornet full rank: 14 FCs replaced, each at min(m,n)" "$T/full.json" \
         "j['n_replaced'] == 14 and all(l['rank'] == min(l['m'], l['n']) for l in j['layers'])"
-    check_py "refactornet full rank: output error <= 1e-5 of the output magnitude (pattern, 64 calib and 128 eval inputs, apart)" "$T/full.json" \
-        "all(j['error'][k]['rel'] <= 1e-5 for k in ('pattern', 'calib', 'eval')) and (j['error']['calib']['n_cases'], j['error']['eval']['n_cases']) == (64, 128)"
+    check_py "refactornet full rank: output error <= 1e-5 of the output magnitude (pattern, 64 calib and 128 eval inputs, apart; every argmax agrees)" "$T/full.json" \
+        "all(j['error'][k]['rel'] <= 1e-5 for k in ('pattern', 'calib', 'eval')) and (j['error']['calib']['n_cases'], j['error']['eval']['n_cases']) == (64, 128) and (j['error']['calib']['n_argmax_equal'], j['error']['eval']['n_argmax_equal']) == (64, 128)"
     check_py "refactornet full rank: ||W - W_r|| / ||W|| <= 1e-6 per layer" "$T/full.json" "max(l['recon_error'] for l in j['layers']) <= 1e-6"
     check_py "refactornet full rank: n_params 38756 before (the handbook's baseline)" "$T/full.json" "j['n_params_before'] == 38756"
     if "$LG" run "$T/m/rn_full.tflite" --input "input=$R/refactornet.input.npy" --out-dir "$T/rn_full_run" >/dev/null 2>"$T/err" &&

@@ -497,8 +497,16 @@ LG_TEST(lowrank_options_and_determinism) {
         lg_lowrank_error le;
         CHECK_OK(lg_lowrank_measure(md, q, NULL, 0, &le, &e), &e);
         CHECK(le.max_abs > 1e-3);
+        /* x = the pattern [13, 869, 716] / 1009 = [0.0129, 0.8613, 0.7096]: W x + b =
+           [0.823, 1.771, 2.593, 3.416], argmax 3. Rank 1: W^T W = [[6,3,9],[3,3,6],[9,6,15]],
+           top eigenvector ~ v = [0.605, 0.395, 1] (power iteration from [1,1,2], twice);
+           W_1 x = W v (v.x) / (v.v) = [1.605, 1.395, 3.0, 4.605] * 1.0576 / 1.522, + b =
+           [1.215, 1.169, 2.385, 3.600]: argmax 3 too. */
+        CHECK_EQ_INT(le.n_argmax_equal, 1);
         CHECK_OK(lg_lowrank_measure(md, md, NULL, 0, &le, &e), &e);
         CHECK_NEAR(le.max_abs, 0, 0);
+        CHECK_EQ_INT(le.n_argmax_equal, 1);
+        CHECK_EQ_INT(le.n_cases, 1);
     }
     free(b1);
     free(b2);

@@ -132,7 +132,7 @@ static void err_text(const char *what, const lg_lowrank_error *e) {
     printf("  %s (%u input set%s): max abs %.4g, max |ref| %.4g, relative ", what, e->n_cases, e->n_cases == 1 ? "" : "s",
            e->max_abs, e->ref_max_abs);
     num_text(e->rel);
-    printf("\n");
+    printf(", argmax agrees on %u of %u\n", e->n_argmax_equal, e->n_cases);
 }
 
 static int print_text(const lr_args *a, const lg_lowrank_report *r, const lr_errors *e, uint64_t in_size, size_t size,
@@ -199,6 +199,7 @@ static void err_json(json_w *j, const char *key, const lg_lowrank_error *e, bool
     num_json(j, "max_abs", e->max_abs);
     num_json(j, "ref_max_abs", e->ref_max_abs);
     num_json(j, "rel", e->rel);
+    json_key_uint(j, "n_argmax_equal", e->n_argmax_equal);
     json_obj_close(j);
 }
 
@@ -251,6 +252,7 @@ static void evidence_err(json_w *j, const char *inputs, const lg_lowrank_error *
     json_key_uint(j, "n_cases", e->n_cases);
     num_json(j, "max_abs", e->max_abs);
     num_json(j, "rel", e->rel);
+    json_key_uint(j, "n_argmax_equal", e->n_argmax_equal);
     if (full) json_key_bool(j, "ok", e->rel <= 1e-5); /* the handbook's implementation test */
     else json_key_str(j, "note", "a measurement of the approximation, no threshold (decision not_evaluated)");
     json_obj_close(j);
