@@ -163,15 +163,23 @@ static lg_status make_factors(const double *w, const double *u, const double *s,
         for (int32_t j = 0; j < n; j++) wk->a[(size_t)i * n + j] = (float)(q * vt[(size_t)i * n + j]);
         for (int32_t o = 0; o < m; o++) wk->b[(size_t)o * r + i] = (float)(u[(size_t)o * k + i] * q);
     }
-    double num = 0, den = 0;
-    for (int32_t o = 0; o < m; o++)
-        for (int32_t j = 0; j < n; j++) {
-            double acc = 0;
-            for (int32_t i = 0; i < r; i++) acc += (double)wk->b[(size_t)o * r + i] * (double)wk->a[(size_t)i * n + j];
-            double d = w[(size_t)o * n + j] - acc;
-            num += d * d;
-            den += w[(size_t)o * n + j] * w[(size_t)o * n + j];
+    /* row o of B A, accumulated along A's rows (contiguous), in double */
+    double *acc = malloc(sizeof(double) * (size_t)n), num = 0, den = 0;
+    if (!acc) return lgi_fail(err, LG_ERR_NOMEM, "lowrank: out of memory (op %d)", l->op);
+    for (int32_t o = 0; o < m; o++) {
+        memset(acc, 0, sizeof(double) * (size_t)n);
+        for (int32_t i = 0; i < r; i++) {
+            const double bo = wk->b[(size_t)o * r + i];
+            const float *ai = wk->a + (size_t)i * n;
+            for (int32_t j = 0; j < n; j++) acc[j] += bo * (double)ai[j];
         }
+        for (int32_t j = 0; j < n; j++) {
+            double x = w[(size_t)o * n + j], d = x - acc[j];
+            num += d * d;
+            den += x * x;
+        }
+    }
+    free(acc);
     l->recon_error = den > 0 ? sqrt(num / den) : NAN;
     return LG_OK;
 }
