@@ -125,6 +125,7 @@ run_json "fix --json (ready)" fix "$MODEL" fix "$MODEL" -o "$T/f1.tflite" --json
 run_json "fix --json (still blocked: ok false, exit 1)" fix examples/blocked_net.tflite fix examples/blocked_net.tflite -o "$T/f2.tflite" --json
 run_json "taps --json" taps "$MODEL" taps "$MODEL" -o "$T/t1.tflite" --json
 run_json "quantize --json" quantize "$MODEL" quantize "$MODEL" -o "$T/q1.tflite" --mode int8-weights --json
+run_json "lowrank --json" lowrank "$MODEL" lowrank "$MODEL" -o "$T/l1.tflite" --all-fc --all-1x1 --energy 0.9 --json
 run_json "bench --json" bench "$MODEL" bench "$MODEL" --runs 2 --warmup 0 --json
 run_json "run --json" run "$MODEL" run "$MODEL" --json
 run_json "compare --json (precision)" compare "$MODEL" compare "$MODEL" --json
