@@ -6,9 +6,13 @@
  *   FULLY_CONNECTED with a constant FLOAT32 weight W [m, n] (TFLite's [out, in]), no
  *     quantization, default weights format;
  *   CONV_2D with a 1x1 kernel, stride 1, dilation 1 and a constant FLOAT32 weight OHWI
- *     [m, 1, 1, n] (a pointwise conv is an FC over every pixel).
+ *     [m, 1, 1, n] (a pointwise conv is an FC over every pixel);
+ *   either with the weight a FLOAT16 constant read through a DEQUANTIZE (the form of an fp16
+ *     model, TFLite's float16 quantization): factored from the exact half values, the factors
+ *     (and a conv's zero bias) stored FLOAT16 + DEQUANTIZE the same way (lg_const_to_fp16), the
+ *     old DEQUANTIZE removed; the reconstruction error is that of the half-rounded factors.
  * An op is left alone, with the reason in its layer entry, when its weight is a runtime tensor,
- * not FLOAT32, quantized or sparse, when the weight tensor or its buffer is also read by
+ * of another type, quantized or sparse, when the weight tensor or its buffer is also read by
  * another op or tensor (a shared constant: changing it would change the other reader), when
  * a conv kernel is not 1x1, its stride or dilation not 1.
  *
@@ -66,6 +70,7 @@ typedef struct lg_lowrank_layer {
     char name[128];            /* its output tensor's name */
     int32_t m, n;              /* weight [m, n] (outputs, inputs); 0 when not read */
     bool has_bias;
+    int8_t weight_type;        /* LG_FLOAT32, or LG_FLOAT16 (a constant read through DEQUANTIZE) */
     int32_t rank;              /* the rank chosen (0 when not computed) */
     double break_even;         /* m*n / (m+n) */
     uint64_t params_before, params_after; /* of this layer (after: as if replaced) */

@@ -11,14 +11,18 @@
 #include "lg/graph.h"
 #include "lg/info.h"
 #include "lg/ops.h"
+#include "lg/quantize.h" /* lg_const_to_fp16: FLOAT16 factors keep an fp16 model's form */
 #include "passes/quant_sweep.h" /* lgq_str: the metadata JSON */
 #include "refactor/linalg.h"
+#include "util/half.h"
 
 /* A layer being factored: the report entry and the factors (float, as stored). */
 typedef struct lr_work {
     lg_lowrank_layer *l;
     int32_t w, x, bias, y;     /* tensors of the input model */
-    float *a, *b;              /* A [r, n], B [m, r] */
+    bool fp16;                 /* w = DEQUANTIZE(wh), wh a FLOAT16 constant (an fp16 model) */
+    int32_t wh;
+    float *a, *b;              /* A [r, n], B [m, r] (fp16: the values rounded to half) */
 } lr_work;
 
 static void why(lg_lowrank_layer *l, const char *fmt, ...) LGI_PRINTF(2, 3);
@@ -55,27 +59,49 @@ static uint32_t buffer_refs(const lg_model *m, uint32_t b) {
     return n;
 }
 
-/* The weight of op i: constant, FLOAT32, dense, not quantized, read by this op alone. */
-static bool weight_ok(const lg_model *m, const lg_graph *g, uint32_t i, int32_t w, lg_lowrank_layer *l) {
+/* A weight read by this op alone: its tensor (and, for FLOAT16, the DEQUANTIZE's input) has one
+   reader and its buffer one tensor. */
+static bool not_shared(const lg_model *m, const lg_graph *g, int32_t w, int32_t data, lg_lowrank_layer *l) {
+    uint32_t readers = lg_graph_n_consumers(g, w), refs = buffer_refs(m, m->subgraphs[0].tensors[data].buffer);
+    if (data != w && lg_graph_n_consumers(g, data) > readers) readers = lg_graph_n_consumers(g, data);
+    if (readers > 1 || refs > 1 || lg_graph_is_output(g, w))
+        return why(l, "the weight constant is shared (%u ops read the tensor, %u tensors the buffer%s): factoring it would change the other readers",
+                   readers, refs, lg_graph_is_output(g, w) ? ", and it is a graph output" : ""), false;
+    return true;
+}
+
+/* The data of a weight: dense, not quantized, the size of its shape (elem bytes each). */
+static bool data_ok(const lg_model *m, int32_t t, uint32_t elem, lg_lowrank_layer *l) {
+    const lg_tensor *x = &m->subgraphs[0].tensors[t];
+    /* a quantization table without scales (min/max statistics, or empty) is not quantized data */
+    const bool quantized = x->quant && (x->quant->n_scale > 0 || x->quant->n_zero_point > 0 || x->quant->details_kind != LG_OPTS_NONE);
+    if (quantized || x->sparsity) return why(l, "the weight is %s", quantized ? "quantized" : "sparse"), false;
+    const lg_buffer *bf = lg_tensor_buffer(m, x);
+    int64_t numel = lg_tensor_numel(x);
+    if (!bf || numel <= 0 || bf->size != (uint64_t)numel * elem) return why(l, "the weight's data does not match its shape"), false;
+    return true;
+}
+
+/* The weight of op i: a FLOAT32 constant, or a FLOAT16 constant read through a DEQUANTIZE (the
+   form of an fp16 model), read by this op alone. */
+static bool weight_ok(const lg_model *m, const lg_graph *g, int32_t w, lg_lowrank_layer *l, lr_work *wk) {
     const lg_subgraph *sg = &m->subgraphs[0];
     const lg_tensor *t = &sg->tensors[w];
-    if (!lg_tensor_is_const(m, 0, w)) {
-        int32_t p = lg_graph_producer(g, w);
-        if (p >= 0 && lg_op_builtin(m, &sg->ops[p]) == LG_OP_DEQUANTIZE)
-            return why(l, "the weight \"%s\" is not a constant: op %d DEQUANTIZE computes it (a FLOAT16 or quantized weight: factor the float model)",
-                       t->name ? t->name : "", p), false;
-        return why(l, "the weight \"%s\" is not a constant (computed at run time)", t->name ? t->name : ""), false;
-    }
     if (t->type != LG_FLOAT32) return why(l, "the weight is %s, not FLOAT32", lg_dtype_name(t->type)), false;
-    if (t->quant || t->sparsity) return why(l, "the weight is %s", t->quant ? "quantized" : "sparse"), false;
-    const lg_buffer *bf = lg_tensor_buffer(m, t);
-    int64_t numel = lg_tensor_numel(t);
-    if (!bf || numel <= 0 || bf->size != (uint64_t)numel * 4) return why(l, "the weight's data does not match its shape"), false;
-    uint32_t readers = lg_graph_n_consumers(g, w), refs = buffer_refs(m, t->buffer);
-    if (readers > 1 || refs > 1)
-        return why(l, "the weight constant is shared (%u ops read the tensor, %u tensors the buffer): factoring it would change the other readers",
-                   readers, refs), false;
-    (void)i;
+    if (lg_tensor_is_const(m, 0, w)) return data_ok(m, w, 4, l) && not_shared(m, g, w, w, l);
+    int32_t p = lg_graph_producer(g, w);
+    const lg_op *dq = p >= 0 ? &sg->ops[p] : NULL;
+    if (!dq || lg_op_builtin(m, dq) != LG_OP_DEQUANTIZE || dq->n_inputs < 1 || dq->inputs[0] < 0 ||
+        !lg_tensor_is_const(m, 0, dq->inputs[0]))
+        return why(l, "the weight \"%s\" is not a constant (computed at run time)", t->name ? t->name : ""), false;
+    int32_t h = dq->inputs[0];
+    if (sg->tensors[h].type != LG_FLOAT16)
+        return why(l, "the weight is %s read through op %d DEQUANTIZE: FLOAT32 and FLOAT16 weights are factored",
+                   lg_dtype_name(sg->tensors[h].type), p), false;
+    if (!data_ok(m, h, 2, l) || !not_shared(m, g, w, h, l)) return false;
+    wk->fp16 = true;
+    l->weight_type = LG_FLOAT16;
+    wk->wh = h;
     return true;
 }
 
@@ -96,6 +122,7 @@ static bool eligible(const lg_model *m, const lg_graph *g, uint32_t i, lg_lowran
     wk->y = op->outputs[0];
     wk->bias = op->n_inputs > 2 ? op->inputs[2] : -1;
     l->has_bias = wk->bias >= 0;
+    l->weight_type = LG_FLOAT32;
     const lg_tensor *x = &sg->tensors[wk->x], *w = &sg->tensors[wk->w];
     if (x->type != LG_FLOAT32) return why(l, "the input is %s, not FLOAT32", lg_dtype_name(x->type)), false;
     if (l->code == LG_OP_FULLY_CONNECTED) {
@@ -118,7 +145,7 @@ static bool eligible(const lg_model *m, const lg_graph *g, uint32_t i, lg_lowran
         l->n = w->shape[3];
     }
     if (l->m <= 0 || l->n <= 0) return why(l, "the weight is empty (%d x %d)", l->m, l->n), false;
-    return weight_ok(m, g, i, wk->w, l);
+    return weight_ok(m, g, wk->w, l, wk);
 }
 
 /* ------------------------------------------------------------------ the SVD and the rank */
@@ -163,6 +190,11 @@ static lg_status make_factors(const double *w, const double *u, const double *s,
         for (int32_t j = 0; j < n; j++) wk->a[(size_t)i * n + j] = (float)(q * vt[(size_t)i * n + j]);
         for (int32_t o = 0; o < m; o++) wk->b[(size_t)o * r + i] = (float)(u[(size_t)o * k + i] * q);
     }
+    if (wk->fp16) /* stored as FLOAT16 (lg_const_to_fp16 rounds to nearest even): the error of those */
+        for (size_t t = 0; t < (size_t)r * (size_t)(m > n ? m : n); t++) {
+            if (t < (size_t)r * n) wk->a[t] = lg_half_to_float(lg_float_to_half(wk->a[t]));
+            if (t < (size_t)m * r) wk->b[t] = lg_half_to_float(lg_float_to_half(wk->b[t]));
+        }
     /* row o of B A, accumulated along A's rows (contiguous), in double */
     double *acc = malloc(sizeof(double) * (size_t)n), num = 0, den = 0;
     if (!acc) return lgi_fail(err, LG_ERR_NOMEM, "lowrank: out of memory (op %d)", l->op);
@@ -189,7 +221,7 @@ static lg_status factor_layer(const lg_model *m, const lg_lowrank_options *o, lr
     lg_lowrank_layer *l = wk->l;
     const size_t mn = (size_t)l->m * (size_t)l->n;
     const uint32_t k = (uint32_t)(l->m < l->n ? l->m : l->n);
-    const lg_buffer *bf = lg_tensor_buffer(m, &m->subgraphs[0].tensors[wk->w]);
+    const lg_buffer *bf = lg_tensor_buffer(m, &m->subgraphs[0].tensors[wk->fp16 ? wk->wh : wk->w]);
     double *w = malloc(sizeof(double) * mn), *u = malloc(sizeof(double) * (size_t)l->m * k);
     double *vt = malloc(sizeof(double) * (size_t)k * (size_t)l->n);
     l->spectrum = calloc(k, sizeof(double));
@@ -197,7 +229,9 @@ static lg_status factor_layer(const lg_model *m, const lg_lowrank_options *o, lr
     if (st == LG_OK) {
         for (size_t i = 0; i < mn; i++) {
             float f;
-            memcpy(&f, bf->data + 4 * i, 4);
+            uint16_t h;
+            if (wk->fp16) memcpy(&h, bf->data + 2 * i, 2), f = lg_half_to_float(h);
+            else memcpy(&f, bf->data + 4 * i, 4);
             w[i] = f;
         }
         st = lgi_svd(w, l->m, l->n, u, l->spectrum, vt, err);
@@ -296,13 +330,34 @@ static lg_status rewrite(lg_model *c, const lr_work *wk, lg_error *err) {
     if (conv) {
         lg_conv2d_options o1 = *(const lg_conv2d_options *)op->opts;
         o1.fused_activation_function = LG_ACTIVATION_FUNCTION_TYPE_NONE;
-        return lg_op_insert(c, 0, i, LG_OP_CONV_2D, NULL, version, in1, 3, out1, 1, LG_OPTS_CONV2D_OPTIONS, &o1, err);
+        LG_TRY(lg_op_insert(c, 0, i, LG_OP_CONV_2D, NULL, version, in1, 3, out1, 1, LG_OPTS_CONV2D_OPTIONS, &o1, err));
+    } else {
+        lg_fully_connected_options o1;
+        if (op->opts_kind == LG_OPTS_FULLY_CONNECTED_OPTIONS) o1 = *(const lg_fully_connected_options *)op->opts;
+        else LG_TRY(lg_opts_init(LG_OPTS_FULLY_CONNECTED_OPTIONS, &o1, sizeof o1));
+        o1.fused_activation_function = LG_ACTIVATION_FUNCTION_TYPE_NONE;
+        LG_TRY(lg_op_insert(c, 0, i, LG_OP_FULLY_CONNECTED, NULL, version, in1, 3, out1, 1, LG_OPTS_FULLY_CONNECTED_OPTIONS, &o1, err));
     }
-    lg_fully_connected_options o1;
-    if (op->opts_kind == LG_OPTS_FULLY_CONNECTED_OPTIONS) o1 = *(const lg_fully_connected_options *)op->opts;
-    else LG_TRY(lg_opts_init(LG_OPTS_FULLY_CONNECTED_OPTIONS, &o1, sizeof o1));
-    o1.fused_activation_function = LG_ACTIVATION_FUNCTION_TYPE_NONE;
-    return lg_op_insert(c, 0, i, LG_OP_FULLY_CONNECTED, NULL, version, in1, 3, out1, 1, LG_OPTS_FULLY_CONNECTED_OPTIONS, &o1, err);
+    if (!wk->fp16) return LG_OK;
+    /* an fp16 model: the factors (and the zero bias) as FLOAT16 constants, each read through a
+       DEQUANTIZE inserted before the first op, as the weight was */
+    LG_TRY(lg_const_to_fp16(c, 0, ta, i, NULL, err));
+    LG_TRY(lg_const_to_fp16(c, 0, tb, i, NULL, err));
+    if (conv) LG_TRY(lg_const_to_fp16(c, 0, tz, i, NULL, err));
+    return LG_OK;
+}
+
+/* The DEQUANTIZEs that read the replaced FLOAT16 weights have no reader left: removed (highest
+   index first, after every rewrite, so no index used before moves). */
+static lg_status drop_dequantize(lg_model *c, const lg_lowrank_report *r, const lr_work *wk, lg_error *err) {
+    for (uint32_t i = c->subgraphs[0].n_ops; i-- > 0;) {
+        const lg_op *op = &c->subgraphs[0].ops[i];
+        if (lg_op_builtin(c, op) != LG_OP_DEQUANTIZE || op->n_outputs != 1) continue;
+        bool dead = false;
+        for (uint32_t k = 0; k < r->n_layers && !dead; k++) dead = r->layers[k].replaced && wk[k].fp16 && op->outputs[0] == wk[k].w;
+        if (dead) LG_TRY(lg_op_remove(c, 0, i, err));
+    }
+    return LG_OK;
 }
 
 /* ------------------------------------------------------------------ metadata and report */
@@ -324,7 +379,7 @@ static lg_status make_metadata(const lg_lowrank_options *o, const lg_lowrank_rep
         if (!l->replaced) continue;
         lgq_str_put(&b, "%s{\"op\":%d,\"op_name\":\"%s\",\"name\":\"", first ? "" : ",", l->op, lg_builtin_name(l->code));
         lgq_str_esc(&b, l->name);
-        lgq_str_put(&b, "\",\"m\":%d,\"n\":%d,\"rank\":%d,\"energy_kept\":%.17g,\"recon_error\":%.17g}", l->m, l->n, l->rank,
+        lgq_str_put(&b, "\",\"weight_type\":\"%s\",\"m\":%d,\"n\":%d,\"rank\":%d,\"energy_kept\":%.17g,\"recon_error\":%.17g}", lg_dtype_name(l->weight_type), l->m, l->n, l->rank,
                     l->energy_kept, isfinite(l->recon_error) ? l->recon_error : 0.0);
         first = false;
     }
@@ -381,6 +436,7 @@ static lg_status build(const lg_model *m, const lg_lowrank_options *o, lg_lowran
     lg_status st = LG_OK;
     for (uint32_t k = r->n_layers; st == LG_OK && k-- > 0;) /* descending op order: earlier indices stay */
         if (r->layers[k].replaced) st = rewrite(c, &wk[k], err);
+    if (st == LG_OK) st = drop_dequantize(c, r, wk, err);
     if (st == LG_OK) st = lg_model_compact(c, NULL, NULL, err);
     if (st == LG_OK) st = lg_model_validate(c, err);
     if (st == LG_OK) st = lg_model_validate_ops(c, err);

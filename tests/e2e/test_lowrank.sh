@@ -11,6 +11,8 @@
 #    energy reaches 0.9, recomputed here from the reported spectrum; the reported output error
 #    equals LiteRT.js's difference between MODEL and OUT on the same pattern input;
 #  - mobilenet_v2's pointwise convs (--all-1x1): two CONV_2D each, LiteRT.js runs them;
+#  - an fp16 model (hand_landmark_lite, FLOAT16 weights through DEQUANTIZE): factors stored the
+#    same way, the op count by hand, LiteRT.js runs it;
 #  - LiteRT.js runs every written model and `litegpu run` equals it within 1e-5 relative;
 #  - metadata "litegpu.lowrank" in OUT; identical runs give identical bytes;
 #  - --evidence writes a record whose SHA256SUMS verify; a second run into it is refused;
@@ -97,6 +99,13 @@ if "$LG" lowrank "$T/mb2.tflite" -o "$T/m/mb2_1x1.tflite" --all-1x1 --energy 0.9
         "j['n_replaced'] >= 1 and all(l['op_name'] == 'CONV_2D' for l in j['layers']) and all(1 - l['params_after'] / l['params_before'] >= 0.1 for l in j['layers'] if l['replaced']) and j['n_ops_after'] == j['n_ops_before'] + j['n_replaced']"
 else bad "lowrank mobilenet_v2" "$(cat "$T/err")"; fi
 
+# ---- an fp16 model (FLOAT16 weights + DEQUANTIZE): hand_landmark_lite from build/corpus
+H=build/corpus/hand_landmark_lite.tflite
+if [ -f "$H" ] && "$LG" lowrank "$H" -o "$T/m/hand_1x1.tflite" --all-fc --all-1x1 --energy 0.9 --json >"$T/hand.json" 2>"$T/err"; then
+    check_py "hand_landmark_lite (fp16) --energy 0.9: FLOAT16 weights factored; ops + 2 per FC (DEQUANTIZE A, B, FC; old DEQUANTIZE gone), + 3 per conv (and its zero bias)" "$T/hand.json" \
+        "j['n_replaced'] >= 1 and all(l['weight_type'] == 'FLOAT16' for l in j['layers'] if l['replaced']) and j['n_ops_after'] == j['n_ops_before'] + sum(3 if l['op_name'] == 'CONV_2D' else 2 for l in j['layers'] if l['replaced'])"
+else bad "lowrank hand_landmark_lite" "$(cat "$T/err" 2>/dev/null)"; fi
+
 # ---- LiteRT.js runs every written model; litegpu run equals it
 models=("$T"/rn.tflite "$T"/vit.tflite "$T"/mb2.tflite "$T"/m/*.tflite)
 node --no-liftoff peers/litert_run.js --fill pattern --out "$T/peer" "${models[@]}" >"$T/peer.jsonl" 2>"$T/peer.err"
@@ -104,10 +113,13 @@ mkdir -p "$T/lg"
 for f in "$T"/m/*.tflite; do
     b=$(basename "$f" .tflite); r=""
     if [ ! -f "$T/peer/$b/pattern/output_0.npy" ]; then bad "$b: LiteRT.js does not run it" "$(grep -F "/$b.tflite\"" "$T/peer.jsonl" | head -c 300)"; continue; fi
-    if "$LG" run "$f" --input "0=$T/peer/$b/pattern/input_0.npy" --out-dir "$T/lg/$b" >/dev/null 2>"$T/err" &&
-       r=$(python3 "$CMP" "$T/peer/$b/pattern/output_0.npy" "$T/lg/$b/output_0.npy" 1e-5); then
-        ok "$b: LiteRT.js runs it, litegpu run equals it ($r)"
-    else bad "$b: litegpu run vs LiteRT.js" "${r:-$(cat "$T/err")}"; fi
+    if "$LG" run "$f" --input "0=$T/peer/$b/pattern/input_0.npy" --out-dir "$T/lg/$b" >/dev/null 2>"$T/err"; then
+        good=1; r=""
+        for o in "$T/peer/$b/pattern"/output_*.npy; do
+            r="$r $(basename "$o" .npy): $(python3 "$CMP" "$o" "$T/lg/$b/$(basename "$o")" 1e-5)" || good=0
+        done
+        [ $good -eq 1 ] && ok "$b: LiteRT.js runs it, litegpu run equals it on every output ($r)" || bad "$b: litegpu run vs LiteRT.js" "$r"
+    else bad "$b: litegpu run" "$(cat "$T/err")"; fi
 done
 # the reported output error (pattern) against LiteRT.js's MODEL vs OUT
 err_vs_peer() { # JSON BASE OUT-NAME: |reported max abs - LiteRT.js's| <= 1e-5 of the output magnitude

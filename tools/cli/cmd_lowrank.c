@@ -111,7 +111,7 @@ static void num_text(double x) {
 
 static void layer_text(const lg_lowrank_layer *l) {
     printf("  op %d %s \"%s\"", l->op, lg_builtin_name(l->code) ? lg_builtin_name(l->code) : "?", l->name);
-    if (l->m > 0) printf(" %dx%d", l->m, l->n);
+    if (l->m > 0) printf(" %dx%d%s", l->m, l->n, l->weight_type == LG_FLOAT16 ? " FLOAT16" : "");
     if (!l->n_spectrum) {
         printf(": left alone: %s\n", l->why);
         return;
@@ -171,6 +171,7 @@ static void layer_json(json_w *j, const lg_lowrank_layer *l) {
     json_key_int(j, "m", l->m);
     json_key_int(j, "n", l->n);
     json_key_bool(j, "has_bias", l->has_bias);
+    json_key_str(j, "weight_type", l->m > 0 ? lg_dtype_name(l->weight_type) : NULL);
     json_key(j, "rank");
     if (l->n_spectrum) json_int(j, l->rank);
     else json_null(j);
