@@ -11,7 +11,8 @@
 #   candidates --all-fc at ranks 4, 8, 16, 23 (the FFN FCs' break-even is 24) and at full rank
 #   (--rank 96 --force-rank: every FC n -> min(m,n) -> m, more parameters, the same function);
 #   vit_tiny (tests/fixtures/onnx/vit_tiny.op17.onnx) and --all-fc --energy 0.9 / 0.99 and
-#   --rank 8.
+#   --rank 8; hand_landmark_lite (build/corpus, an fp16 model: FLOAT16 weights + DEQUANTIZE)
+#   and --all-fc --all-1x1 --energy 0.99 / 0.9 (a tenth of the runs: it takes milliseconds).
 # Each model: n_params (lowrank's report: lg_model_learned_params), file size, the output
 # error lowrank reports on the pattern input (max abs / max |ref|), then per sweep
 #   build/litegpu bench MODEL --threads 1 --runs N --warmup 50   (median, p95, planned peak
@@ -52,9 +53,13 @@ variants=(  # name base lowrank-args
     "vit_tiny.e90 vit_tiny --all-fc --energy 0.9"
     "vit_tiny.e99 vit_tiny --all-fc --energy 0.99"
     "vit_tiny.r8 vit_tiny --all-fc --rank 8"
+    "hand_landmark_lite.e99 hand_landmark_lite --all-fc --all-1x1 --energy 0.99"
+    "hand_landmark_lite.e90 hand_landmark_lite --all-fc --all-1x1 --energy 0.9"
 )
+cp build/corpus/hand_landmark_lite.tflite "$T/hand_landmark_lite.tflite" || die "build/corpus/hand_landmark_lite.tflite missing"
+runs_of() { case "$1" in hand_landmark_lite*) echo $((runs / 10 > 20 ? runs / 10 : 20)) ;; *) echo "$runs" ;; esac; }
 models=()
-for b in refactornet vit_tiny; do
+for b in refactornet vit_tiny hand_landmark_lite; do
     models+=("$b")
     for v in "${variants[@]}"; do
         read -r name base args <<<"$v"
@@ -70,10 +75,12 @@ for s in $(seq 1 "$sweeps"); do
     for k in $(seq 0 $((n - 1))); do order+=("${models[$(((k + s) % n))]}"); done
     echo "bench: sweep $s/$sweeps" >&2
     for mname in "${order[@]}"; do
-        "$LG" bench "$T/$mname.tflite" --threads 1 --runs "$runs" --warmup 50 --json >"$T/$mname.lg.$s.json"
+        "$LG" bench "$T/$mname.tflite" --threads 1 --runs "$(runs_of "$mname")" --warmup 50 --json >"$T/$mname.lg.$s.json"
     done
-    files=(); for mname in "${order[@]}"; do files+=("$T/$mname.tflite"); done
-    node --no-liftoff peers/litert_bench.js --runs "$runs" "${files[@]}" >"$T/peer.$s.jsonl" 2>/dev/null
+    small=(); big=()
+    for mname in "${order[@]}"; do case "$mname" in hand_landmark_lite*) big+=("$T/$mname.tflite") ;; *) small+=("$T/$mname.tflite") ;; esac; done
+    node --no-liftoff peers/litert_bench.js --runs "$runs" "${small[@]}" >"$T/peer.$s.jsonl" 2>/dev/null
+    node --no-liftoff peers/litert_bench.js --runs "$(runs_of hand_landmark_lite)" "${big[@]}" >>"$T/peer.$s.jsonl" 2>/dev/null
 done
 
 out="$T/table.md"
@@ -131,6 +138,7 @@ for m in models:
     print('| %s | %s | %s |' % (m, ' / '.join('%.4f' % x for x in lg), ' / '.join('%.3f' % x for x in pr)))
 print()
 print('Load average (1 min) before / after: %s / %s.' % (open(os.path.join(T, 'load0')).read().split()[0], open('/proc/loadavg').read().split()[0]))
+print('hand_landmark_lite*: %d timed runs per sweep.' % max(runs // 10, 20))
 print('%d sweeps of %d timed runs per model and tool (litegpu: 50 warm-up runs; LiteRT.js: >= 5 runs and 1.5 s), one thread; the medians are medians over the sweeps.' % (sweeps, runs))
 print('Host: %s, %s, %d CPUs (shared).' % (platform.machine(), open('/proc/cpuinfo').read().split('model name')[1].split(':')[1].split('\n')[0].strip() if 'model name' in open('/proc/cpuinfo').read() else '?', os.cpu_count()))
 PY
