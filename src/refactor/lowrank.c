@@ -249,8 +249,10 @@ static lg_status factor_layer(const lg_model *m, const lg_lowrank_options *o, lr
             l->params_after = params_after(l, l->rank);
             double saving = 1.0 - (double)l->params_after / (double)l->params_before;
             if (l->params_after >= l->params_before && !o->force_rank)
-                why(l, "rank %d is not below the break-even rank %.4g: parameters would not drop (%llu -> %llu)", l->rank,
-                    l->break_even, (unsigned long long)l->params_before, (unsigned long long)l->params_after);
+                why(l, "rank %d is %s the break-even rank %.4g%s: parameters would not drop (%llu -> %llu)", l->rank,
+                    l->rank >= l->break_even ? "not below" : "below", l->break_even,
+                    l->rank >= l->break_even ? "" : ", but the first conv's zero bias adds r", (unsigned long long)l->params_before,
+                    (unsigned long long)l->params_after);
             else if (o->min_saving > 0 && saving < o->min_saving)
                 why(l, "saves %.1f%% of its parameters, less than the %.1f%% asked", 100 * saving, 100 * o->min_saving);
             else

@@ -509,6 +509,53 @@ LG_TEST(lowrank_shared_buffer_refused) {
     lg_model_free(md);
 }
 
+/* m = 43, n = 21: break-even 903/64 = 14.11. Rank 14 is below it: an FC factors (14*64 = 896
+   < 903 weights, + 43 bias: 939 < 946), but a 1x1 conv's first layer needs a zero bias of 14:
+   14*65 + 43 = 953 >= 946, so the conv is left alone and says why. */
+LG_TEST(lowrank_conv_zero_bias_break_even) {
+    float *w = malloc(sizeof(float) * 43 * 21), *bias = calloc(43, sizeof(float));
+    for (int i = 0; i < 43 * 21; i++) w[i] = (float)((i * 7919 + 13) % 1009) / 1009.0f - 0.5f;
+    for (int code = 0; code < 2; code++) {
+        lg_model *md = NULL, *q = NULL;
+        lg_lowrank_report *r = NULL;
+        lg_error e;
+        CHECK_OK(lg_model_new(NULL, NULL, &md, &e), &e);
+        lg_builder b;
+        lg_builder_init(&b, md, 0);
+        if (code == 0) {
+            int x = lg_b_tensor(&b, "x", LG_FLOAT32, LG_DIMS(1, 21)), y = lg_b_tensor(&b, "y", LG_FLOAT32, LG_DIMS(1, 43));
+            int wt = lg_b_const_f32(&b, "w", LG_DIMS(43, 21), w), bt = lg_b_const_f32(&b, "b", LG_DIMS(43), bias);
+            lg_b_op(&b, LG_OP_FULLY_CONNECTED, LG_IDS(x, wt, bt), LG_IDS(y));
+            lg_b_io(&b, LG_IDS(x), LG_IDS(y));
+        } else {
+            int x = lg_b_tensor(&b, "x", LG_FLOAT32, LG_DIMS(1, 1, 1, 21)), y = lg_b_tensor(&b, "y", LG_FLOAT32, LG_DIMS(1, 1, 1, 43));
+            int wt = lg_b_const_f32(&b, "w", LG_DIMS(43, 1, 1, 21), w), bt = lg_b_const_f32(&b, "b", LG_DIMS(43), bias);
+            lg_conv2d_options co;
+            lg_opts_init(LG_OPTS_CONV2D_OPTIONS, &co, sizeof co);
+            co.padding = LG_PADDING_VALID;
+            co.stride_h = co.stride_w = 1;
+            lg_b_op_opts(&b, LG_OP_CONV_2D, LG_IDS(x, wt, bt), LG_IDS(y), LG_OPTS_CONV2D_OPTIONS, &co);
+            lg_b_io(&b, LG_IDS(x), LG_IDS(y));
+        }
+        CHECK(b.status == LG_OK);
+        lg_lowrank_options o = opts_rank(0, 14, false);
+        CHECK_OK(lg_lowrank(md, &o, &q, &r, &e), &e);
+        if (r) {
+            const lg_lowrank_layer *l = &r->layers[0];
+            CHECK_NEAR(l->break_even, 903.0 / 64.0, 1e-12);
+            CHECK_EQ_INT(l->params_before, 946);
+            CHECK_EQ_INT(l->params_after, code == 0 ? 939 : 953);
+            CHECK_EQ_INT(l->replaced, code == 0);
+            if (code == 1) CHECK(strstr(l->why, "zero bias") != NULL);
+        }
+        lg_lowrank_report_free(r);
+        lg_model_free(q);
+        lg_model_free(md);
+    }
+    free(w);
+    free(bias);
+}
+
 /* Bad options are refused; the same call twice gives the same bytes. */
 LG_TEST(lowrank_options_and_determinism) {
     lg_model *md = fc_model(W_RANK2, 4, 3, true, 0), *q = NULL, *q2 = NULL;
