@@ -22,7 +22,7 @@ bad() { echo "FAIL $1${2:+: $2}"; fail=$((fail + 1)); }
 finish() { echo "cli_contract: $pass passed, $fail failed"; [ "$fail" -eq 0 ]; exit $?; }
 [ -x "$LG" ] || { bad "build" "$LG not built"; finish; }
 
-verbs=(info convert check fix taps quantize lowrank run compare bench verify)
+verbs=(info convert check fix taps quantize lowrank ablate run compare bench verify evidence tile)
 
 # ---- help
 "$LG" help help >"$T/hh" 2>"$T/err"; rc=$?
@@ -126,12 +126,16 @@ run_json "fix --json (still blocked: ok false, exit 1)" fix examples/blocked_net
 run_json "taps --json" taps "$MODEL" taps "$MODEL" -o "$T/t1.tflite" --json
 run_json "quantize --json" quantize "$MODEL" quantize "$MODEL" -o "$T/q1.tflite" --mode int8-weights --json
 run_json "lowrank --json" lowrank "$MODEL" lowrank "$MODEL" -o "$T/l1.tflite" --all-fc --all-1x1 --energy 0.9 --json
+run_json "ablate --json" ablate "$MODEL" ablate "$MODEL" --json
 run_json "bench --json" bench "$MODEL" bench "$MODEL" --runs 2 --warmup 0 --json
 run_json "run --json" run "$MODEL" run "$MODEL" --json
 run_json "compare --json (precision)" compare "$MODEL" compare "$MODEL" --json
+run_json "tile --json" tile "$MODEL" tile "$MODEL" --json
 run_json "compare --json (diverges: ok false, exit 1)" compare examples/layernorm_512.tflite compare examples/layernorm_512.tflite --input x=examples/layernorm_input.npy --json
 run_json "compare --json (two models)" compare "$MODEL" compare "$MODEL" "$MODEL" --random 1 --json
 run_json "verify --json (one model)" verify "$MODEL" verify "$MODEL" --json
 run_json "verify --json (two models: model null)" verify - verify "$MODEL" examples/blocked_net.tflite --json
+"$LG" fix "$MODEL" -o "$T/e.tflite" --evidence "$T/ev" >/dev/null 2>&1
+run_json "evidence --json (a record: model null)" evidence - evidence "$T/ev" --json
 
 finish

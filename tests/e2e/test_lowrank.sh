@@ -148,11 +148,19 @@ PY
 [ -f "$T/r8f.json" ] && err_vs_peer "$T/r8f.json" rn rn_r8_ffn
 
 # ---- evidence
-if "$LG" lowrank "$T/rn.tflite" -o "$T/m2.tflite" --all-fc --rank 8 --calib "$R/calib" --evidence "$T/ev" >/dev/null 2>"$T/err" &&
-   (cd "$T/ev" && sha256sum -c --quiet SHA256SUMS) >/dev/null 2>&1 && grep -q '"kind": *"lowrank"' "$T/ev/contract.json" &&
+if "$LG" lowrank "$T/rn.tflite" -o "$T/m2.tflite" --all-fc --rank 8 --eval "$R/eval" --evidence "$T/ev" --evidence-runs 2 --json >"$T/ev.json" 2>"$T/err" &&
+   (cd "$T/ev" && sha256sum -c --quiet SHA256SUMS) >/dev/null 2>&1 && "$LG" evidence "$T/ev" >/dev/null 2>&1 && grep -q '"kind": *"lowrank"' "$T/ev/contract.json" &&
    python3 -c "import json,sys; c=json.load(open(sys.argv[1])); k={x['check']: x for x in c['structural_checks']}; sys.exit(0 if k['parameter_count']['ok'] and k['parameter_count']['expected_after'] == 14052 and k['factor_error_equals_spectrum']['ok'] and c['one_primary_change']['rank'] == 8 else 1)" "$T/ev/contract.json"; then
-    ok "--evidence: a record whose SHA256SUMS verify, the change kind lowrank, the checks parameter_count (14052) and factor_error_equals_spectrum pass"
+    ok "--evidence: a record that litegpu evidence and sha256sum -c verify, the change kind lowrank, the checks parameter_count (14052) and factor_error_equals_spectrum pass"
 else bad "--evidence" "$(cat "$T/err"; ls "$T/ev" 2>&1)"; fi
+# the record's own measurement (tools/cli/evidence_measure.c, another implementation) of the
+# output error on the same 128 eval inputs equals lowrank's
+if python3 -c "
+import json, sys
+c = json.load(open(sys.argv[1]))['measurements']['output_error'][0]; j = json.load(open(sys.argv[2]))['error']['eval']
+sys.exit(0 if abs(c['max_abs'] - j['max_abs']) <= 1e-6 * c['ref_max_abs'] and c['argmax']['n_equal'] == j['n_argmax_equal'] and c['n_cases'] == j['n_cases'] == 128 else 1)" "$T/ev/contract.json" "$T/ev.json" 2>/dev/null; then
+    ok "--evidence: the record's output error on the 128 eval inputs (max abs, argmax agreement) equals lowrank's report"
+else bad "evidence output error vs lowrank's" "$(jq_py "$T/ev.json" "j['error']['eval']" 2>&1)"; fi
 "$LG" lowrank "$T/rn.tflite" -o "$T/m3.tflite" --all-fc --rank 8 --evidence "$T/ev" >/dev/null 2>"$T/err"
 rc=$?; [ $rc -eq 2 ] && grep -q 'exists' "$T/err" && [ ! -f "$T/m3.tflite" ] && ok "--evidence into an existing folder: refused before the work (exit 2)" || bad "evidence folder reuse" "rc $rc $(cat "$T/err")"
 

@@ -32,11 +32,14 @@ int cmd_check(const cli_verb *v, int argc, char **argv);
 int cmd_fix(const cli_verb *v, int argc, char **argv);
 int cmd_quantize(const cli_verb *v, int argc, char **argv);
 int cmd_lowrank(const cli_verb *v, int argc, char **argv);
+int cmd_ablate(const cli_verb *v, int argc, char **argv);
 int cmd_taps(const cli_verb *v, int argc, char **argv);
 int cmd_run(const cli_verb *v, int argc, char **argv);
 int cmd_compare(const cli_verb *v, int argc, char **argv);
 int cmd_bench(const cli_verb *v, int argc, char **argv);
 int cmd_verify(const cli_verb *v, int argc, char **argv);
+int cmd_evidence(const cli_verb *v, int argc, char **argv);
+int cmd_tile(const cli_verb *v, int argc, char **argv);
 
 /* run's usage line and help (cmd_run.c), for its entry in the verb table (main.c). */
 extern const char cli_run_usage[];

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "evidence.h"
 #include "json.h"
 #include "lg/import.h"
 #include "lg/passes.h"
@@ -153,7 +154,7 @@ static int list_onnx_ops(bool md, bool as_json) {
 int cmd_convert(const cli_verb *v, int argc, char **argv) {
     bool as_json = false, force = false, external = false, optimize = false, no_prove = false;
     bool nhwc_io = false, report = false, list_ops = false, markdown = false;
-    const char *out = NULL, *weights = NULL;
+    const char *out = NULL, *weights = NULL, *ev_dir = NULL, *ev_runs = NULL;
     const char *shapes[64];
     int n_shapes = 0;
     const cli_flag flags[] = {
@@ -169,6 +170,8 @@ int cmd_convert(const cli_verb *v, int argc, char **argv) {
         {"--json", NULL, &as_json, NULL, NULL, NULL, 0},
         {"--list-onnx-ops", NULL, &list_ops, NULL, NULL, NULL, 0},
         {"--markdown", NULL, &markdown, NULL, NULL, NULL, 0},
+        {"--evidence", NULL, NULL, &ev_dir, NULL, NULL, 0},
+        {"--evidence-runs", NULL, NULL, &ev_runs, NULL, NULL, 0},
         {NULL, NULL, NULL, NULL, NULL, NULL, 0},
     };
     const char *pos[1];
@@ -197,13 +200,14 @@ int cmd_convert(const cli_verb *v, int argc, char **argv) {
     /* the one output rule (a regular file, replaced only with --force; never a link, device,
        FIFO or folder), checked before the work so a refused output fails fast */
     if (cli_output_check(out, force)) return CLI_ERROR;
+    int ev_n = 0;
+    if (cli_evidence_begin(ev_dir, ev_runs, &ev_n)) return CLI_ERROR;
 
     lg_model *m = NULL;
     lg_import_report *irep = NULL;
     lg_error err;
+    cli_onnx_options oo = {shapes, n_shapes, nhwc_io, weights && strcmp(weights, "fp16") == 0, report, as_json};
     if (onnx) {
-        cli_onnx_options oo = {shapes, n_shapes, nhwc_io, weights && strcmp(weights, "fp16") == 0,
-                               report, as_json};
         int irc = cli_onnx_import(in, &oo, &m, &irep);
         if (irc != CLI_OK) return irc;
     } else if (lg_tflite_read_file(in, NULL, &m, &err) != LG_OK) {
@@ -237,6 +241,11 @@ int cmd_convert(const cli_verb *v, int argc, char **argv) {
         lg_pass_report_free(rep);
         lg_import_report_free(irep);
         return wrc;
+    }
+    if (ev_dir && cli_evidence_convert(ev_dir, ev_n, argc, argv, in, out, onnx ? &oo : NULL, optimize, external, rep) != CLI_OK) {
+        lg_pass_report_free(rep);
+        lg_import_report_free(irep);
+        return CLI_ERROR;
     }
     int prc = print_result(as_json, in, out, size, hex, rep, irep, report);
     lg_pass_report_free(rep);

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "evidence.h"
 #include "json.h"
 #include "lg/fix.h"
 #include "lg/import.h"
@@ -22,7 +23,7 @@ typedef struct fix_args {
     bool split, warnings, io_int32;
     const char *passes[32];
     int n_passes;
-    const char *harden, *calib;
+    const char *harden, *calib, *ev_dir, *ev_runs;
     const char *shapes[32], *freezes[32];
     int n_shapes, n_freezes;
     bool list, markdown;
@@ -475,6 +476,8 @@ int cmd_fix(const cli_verb *v, int argc, char **argv) {
         {"--markdown", NULL, &a.markdown, NULL, NULL, NULL, 0},
         {"--outputs", NULL, NULL, &a.outputs, NULL, NULL, 0},
         {"--no-prove", NULL, &a.no_prove, NULL, NULL, NULL, 0},
+        {"--evidence", NULL, NULL, &a.ev_dir, NULL, NULL, 0},
+        {"--evidence-runs", NULL, NULL, &a.ev_runs, NULL, NULL, 0},
         {"--force", NULL, &a.force, NULL, NULL, NULL, 0},
         {"--json", NULL, &a.json, NULL, NULL, NULL, 0},
         {NULL, NULL, NULL, NULL, NULL, NULL, 0},
@@ -524,6 +527,9 @@ int cmd_fix(const cli_verb *v, int argc, char **argv) {
     char split_path[4200];
     cli_split_json_path(a.out, split_path, sizeof split_path);
     if (a.split && cli_output_check(split_path, a.force)) return CLI_ERROR;
+    if (a.split && a.ev_dir) return cli_usage_error(v, "--evidence does not go with --split (a record holds one candidate)");
+    int ev_n = 0;
+    if (cli_evidence_begin(a.ev_dir, a.ev_runs, &ev_n)) return CLI_ERROR;
 
     /* --input-shape / --freeze */
     lg_fix_shape shapes[32];
@@ -613,6 +619,12 @@ int cmd_fix(const cli_verb *v, int argc, char **argv) {
     if (wrc != CLI_OK) {
         lg_fix_report_free(rep);
         return wrc;
+    }
+    if (a.ev_dir && cli_evidence_fix(&(cli_evidence_fix_flags){a.ev_dir, ev_n, argc, argv, a.model, a.out, a.calib,
+                                                      a.allow_approx, a.warnings, a.io_int32, a.outputs, a.shapes,
+                                                      a.n_shapes, a.freezes, a.n_freezes}, rep) != CLI_OK) {
+        lg_fix_report_free(rep);
+        return CLI_ERROR;
     }
     int prc = a.json ? print_json(&a, rep, size, hex, NULL, NULL) : print_text(&a, rep, size, hex, NULL, NULL);
     bool ready = rep->ready_after;

@@ -17,7 +17,8 @@
 #include "run_common.h"
 
 typedef struct lr_args {
-    const char *model, *out, *op, *rank, *energy, *min_saving, *calib, *eval, *evidence;
+    const char *model, *out, *op, *rank, *energy, *min_saving, *calib, *eval, *evidence, *evidence_runs;
+    int ev_runs;
     bool all_fc, all_1x1, force_rank, force, json;
 } lr_args;
 
@@ -375,7 +376,8 @@ static int write_evidence(const lr_args *a, int argc, char **argv, const lg_lowr
         ev.hypothesis = "the dense layers are close to low rank: their SVD factors keep the output while the parameters drop";
         ev.change_json = change;
         ev.checks_json = checks;
-        ev.calib = a->eval ? a->eval : a->calib;
+        ev.calib = a->eval ? a->eval : a->calib; /* the SVD fits nothing on them: evaluation inputs */
+        ev.runs = a->ev_runs;
         rc = cli_evidence_write(&ev);
     }
     free(change);
@@ -400,6 +402,7 @@ int cmd_lowrank(const cli_verb *v, int argc, char **argv) {
         {"--calib", NULL, NULL, &a.calib, NULL, NULL, 0},
         {"--eval", NULL, NULL, &a.eval, NULL, NULL, 0},
         {"--evidence", NULL, NULL, &a.evidence, NULL, NULL, 0},
+        {"--evidence-runs", NULL, NULL, &a.evidence_runs, NULL, NULL, 0},
         {"--force", NULL, &a.force, NULL, NULL, NULL, 0},
         {"--json", NULL, &a.json, NULL, NULL, NULL, 0},
         {NULL, NULL, NULL, NULL, NULL, NULL, 0},
@@ -415,7 +418,7 @@ int cmd_lowrank(const cli_verb *v, int argc, char **argv) {
     if ((rc = parse_options(v, &a, &o)) != CLI_OK) return rc;
     if (cli_same_file(a.model, a.out)) return cli_error("%s: refusing to write over the input file", a.out);
     if (cli_output_check(a.out, a.force)) return CLI_ERROR;
-    if (a.evidence && cli_evidence_check(a.evidence)) return CLI_ERROR;
+    if (cli_evidence_begin(a.evidence, a.evidence_runs, &a.ev_runs)) return CLI_ERROR;
     struct stat st_in;
     uint64_t in_size = stat(a.model, &st_in) == 0 ? (uint64_t)st_in.st_size : 0;
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "evidence.h"
 #include "json.h"
 #include "lg/import.h"
 #include "lg/quantize.h"
@@ -21,7 +22,7 @@
 
 typedef struct q_args {
     const char *model, *out, *mode, *block, *calib, *target, *gpu, *range, *percentile;
-    const char *eval, *target_error, *sensitivity;
+    const char *eval, *target_error, *sensitivity, *ev_dir, *ev_runs;
     bool per_channel, per_tensor, json, force, int8_io;
     const char *exclude[64];
     int n_exclude;
@@ -713,6 +714,8 @@ int cmd_quantize(const cli_verb *v, int argc, char **argv) {
         {"--sensitivity", NULL, NULL, &a.sensitivity, NULL, NULL, 0},
         {"--target", "-t", NULL, &a.target, NULL, NULL, 0},
         {"--gpu", NULL, NULL, &a.gpu, NULL, NULL, 0},
+        {"--evidence", NULL, NULL, &a.ev_dir, NULL, NULL, 0},
+        {"--evidence-runs", NULL, NULL, &a.ev_runs, NULL, NULL, 0},
         {"--force", NULL, &a.force, NULL, NULL, NULL, 0},
         {"--json", NULL, &a.json, NULL, NULL, NULL, 0},
         {NULL, NULL, NULL, NULL, NULL, NULL, 0},
@@ -728,6 +731,8 @@ int cmd_quantize(const cli_verb *v, int argc, char **argv) {
     if ((rc = parse_options(v, &a, &o)) != CLI_OK) return rc;
     if (cli_same_file(a.model, a.out)) return cli_error("%s: refusing to write over the input file", a.out);
     if (cli_output_check(a.out, a.force)) return CLI_ERROR;
+    int ev_n = 0;
+    if (cli_evidence_begin(a.ev_dir, a.ev_runs, &ev_n)) return CLI_ERROR;
     struct stat st_in;
     uint64_t in_size = stat(a.model, &st_in) == 0 ? (uint64_t)st_in.st_size : 0;
 
@@ -762,6 +767,12 @@ int cmd_quantize(const cli_verb *v, int argc, char **argv) {
         lg_quant_report_free(rep);
         manifest_free(&mf);
         return wrc;
+    }
+    if (a.ev_dir && cli_evidence_quantize(&(cli_evidence_quantize_flags){a.ev_dir, ev_n, argc, argv, a.model, a.out, a.calib,
+                                                                a.eval, a.exclude, mf.files, mf.n}, rep) != CLI_OK) {
+        lg_quant_report_free(rep);
+        manifest_free(&mf);
+        return CLI_ERROR;
     }
     int prc = a.json ? print_json(&a, rep, in_size, size, hex, &mf) : print_text(&a, rep, in_size, size, hex, &mf);
     const bool missed = rep->swept && !rep->target_met;

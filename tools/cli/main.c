@@ -21,7 +21,7 @@ static const cli_verb verbs[] = {
     {"convert", cmd_convert,
      "Read a model (.tflite or ONNX), validate it and write it as .tflite (atomically).",
      "litegpu convert IN.tflite|IN.onnx -o OUT.tflite [--input-shape NAME=D0,D1,...]... [--nhwc-io] "
-     "[--weights fp32|fp16] [--report] [--optimize [--no-prove]] [--force] [--external-buffers] [--json] | "
+     "[--weights fp32|fp16] [--report] [--optimize [--no-prove]] [--force] [--external-buffers] [--evidence DIR [--evidence-runs N]] [--json] | "
      "litegpu convert --list-onnx-ops [--markdown|--json]",
      "Prints one line: wrote OUT (N bytes, sha256 ...). With --optimize, first one line per\n"
      "pass of the pipeline (fold-constants, remove-identities, merge-reshapes,\n"
@@ -48,6 +48,9 @@ static const cli_verb verbs[] = {
      "  --no-prove              with --optimize: skip the parity runs\n"
      "  --force                 replace OUT if it exists\n"
      "  --external-buffers      store constant data after the flatbuffer (offset/size)\n"
+     "  --evidence DIR          write an evidence record of this run into DIR (must not exist;\n"
+     "                          litegpu evidence DIR verifies it; README \"Refactoring: evidence records\")\n"
+     "  --evidence-runs N       timed runs per model for the record's latency (default 5)\n"
      "  --json                  print the result as JSON\n"
      "  -h, --help              show this help\n"},
     {"fix", cmd_fix,
@@ -56,7 +59,7 @@ static const cli_verb verbs[] = {
      "[--input NAME=FILE.npy]... [--input-shape NAME=D0,D1,...]... [--freeze NAME=FILE.npy]... "
      "[--harden-fp16 auto|always|off] [--calib DIR] [--allow-approx] [--warnings] "
      "[--io-int32] [--pass NAME]... [--split] "
-     "[--outputs T1,T2,...] [--no-prove] [--force] [--json] | litegpu fix --list [--markdown|--json]",
+     "[--outputs T1,T2,...] [--no-prove] [--evidence DIR [--evidence-runs N]] [--force] [--json] | litegpu fix --list [--markdown|--json]",
      "Loops: check -> run every pass that removes a blocker found -> re-validate (every shape\n"
      "re-inferred) and prove fp32 parity against the model before the pass -> check again, until\n"
      "the model is ready or no pass changes anything. Prints each pass that rewrote something\n"
@@ -96,6 +99,9 @@ static const cli_verb verbs[] = {
      "  --outputs T1,T2,... cut the model first: only what these tensors need (e.g. raw detection\n"
      "                      heads instead of decode + NMS); they become the outputs, in this order\n"
      "  --no-prove          skip the parity runs (models litegpu cannot run)\n"
+     "  --evidence DIR      write an evidence record of this run into DIR (must not exist; not\n"
+     "                      with --split; litegpu evidence DIR verifies it)\n"
+     "  --evidence-runs N   timed runs per model for the record's latency (default 5)\n"
      "  --force             replace OUT if it exists\n"
      "  --json              print the report as JSON\n"
      "  -h, --help          show this help\n"},
@@ -105,7 +111,7 @@ static const cli_verb verbs[] = {
      "[--exclude OP|NAME-REGEX]... [--input NAME=FILE.npy]... [--calib DIR] [--range minmax|percentile|mse] "
      "[--percentile P] [--int8-io] [--eval DIR] [--target-error X|NdB] [--sensitivity alone|leave-one-out] "
      "[--target mldrift|classic] "
-     "[--gpu any|mali|adreno|webgpu] [--force] [--json]",
+     "[--gpu any|mali|adreno|webgpu] [--evidence DIR [--evidence-runs N]] [--force] [--json]",
      "fp16, int8-weights, int4-weights store only: every quantized constant is read through a\n"
      "DEQUANTIZE, the arithmetic stays float. fp16: every FLOAT32 constant becomes FLOAT16 (clamped to +-65504, nearest even);\n"
      "int8-weights / int4-weights: the weights of FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D,\n"
@@ -167,9 +173,43 @@ static const cli_verb verbs[] = {
      "                          layer float; ranks worse on the models measured, and slower)\n"
      "  -t, --target T          the check after: mldrift (default) or classic\n"
      "  --gpu G                 the GPU family for check: any (default), mali, adreno, webgpu\n"
+     "  --evidence DIR          write an evidence record of this run into DIR (must not exist; the\n"
+     "                          error is measured on --eval, else --calib; litegpu evidence DIR)\n"
+     "  --evidence-runs N       timed runs per model for the record's latency (default 5)\n"
      "  --force                 replace OUT if it exists\n"
      "  --json                  print the report as JSON\n"
      "  -h, --help              show this help\n"},
+    {"ablate", cmd_ablate,
+     "Find removable residual blocks (y = x + F(x)), rank them by what bypassing each costs, remove the least harmful.",
+     "litegpu ablate MODEL [--calib DIR] [--eval DIR] [--metric kl|mse|argmax] [--remove K|--remove-block ID...] "
+     "[-o OUT.tflite] [--evidence DIR] [--force] [--json]",
+     "A removable block is an ADD y = x + F(x) on subgraph 0 whose operands and output have the\n"
+     "same shape, where F (the ops on the paths from x to the other operand) holds parameters,\n"
+     "nothing outside F reads F's tensors (none is a model output), and the ADD has no fused\n"
+     "activation; other ADDs of two computed tensors are listed with why they are not blocks.\n"
+     "Each block is bypassed alone (every use of y reads x; F and the ADD removed) and run in fp32\n"
+     "against MODEL on the --calib inputs (else one pattern-filled input): kl = mean KL(softmax(orig)\n"
+     "|| softmax(cand)) over the last axis, mse = sum (cand - orig)^2 / sum orig^2, argmax = the\n"
+     "fraction of rows whose argmax over the last axis changes; each averaged over the float\n"
+     "outputs. The table is sorted by --metric (default kl), least harmful first, with the\n"
+     "parameters each block holds (lg_model_learned_params before minus after). A block inside\n"
+     "another's F is listed on its own; removing the outer one removes it. Ablation losses do not\n"
+     "add: with --remove the combination is measured and printed next to the sum of the singles.\n"
+     "OUT's metadata \"litegpu.ablate\" names the removed blocks. MODEL may be ONNX.\n"
+     "Exit code 0: ok; 2: error (one line).\n"
+     "\n"
+     "options:\n"
+     "  --calib DIR         the ranking inputs: .npy files (one input), or one subfolder per set\n"
+     "                      holding NAME.npy per input\n"
+     "  --eval DIR          the same metrics measured on these inputs too (kept apart from --calib)\n"
+     "  --metric M          kl (default), mse or argmax: the ranking's measure\n"
+     "  --remove K          remove the K least harmful blocks (not nested in one another)\n"
+     "  --remove-block ID   remove this block (repeatable)\n"
+     "  -o, --output OUT    the candidate to write (with --remove or --remove-block)\n"
+     "  --evidence DIR      write an evidence record of the change (DIR must not exist)\n"
+     "  --force             replace OUT if it exists\n"
+     "  --json              print the report as JSON\n"
+     "  -h, --help          show this help\n"},
     {"check", cmd_check,
      "Will the model run fully on the phone's GPU? If not: why, and what fixes it.",
      "litegpu check MODEL [--target mldrift|classic] [--gpu any|mali|adreno|webgpu] [--max-gpu-ops N] [--json] "
@@ -198,7 +238,7 @@ static const cli_verb verbs[] = {
     {"lowrank", cmd_lowrank,
      "Replace FULLY_CONNECTED / 1x1 CONV_2D layers by two thin ones from the SVD, and measure it.",
      "litegpu lowrank MODEL -o OUT.tflite (--op N|--all-fc|--all-1x1) (--rank R|--energy E) [--force-rank] "
-     "[--min-saving F] [--calib DIR] [--eval DIR] [--evidence DIR] [--force] [--json]",
+     "[--min-saving F] [--calib DIR] [--eval DIR] [--evidence DIR [--evidence-runs N]] [--force] [--json]",
      "A layer with a constant FLOAT32 weight W [m, n] (FULLY_CONNECTED [out, in]; CONV_2D 1x1,\n"
      "stride 1, dilation 1, OHWI [m, 1, 1, n]) becomes n -> r -> m: the thin SVD W = U S V^T\n"
      "(LAPACK, double), first layer A = sqrt(S_r) V_r^T without bias or activation (a conv gets a\n"
@@ -227,7 +267,9 @@ static const cli_verb verbs[] = {
      "  --min-saving F      leave alone layers saving less than the fraction F of their parameters\n"
      "  --calib DIR         also measure the output error on these inputs (.npy per set)\n"
      "  --eval DIR          and on these, reported apart\n"
-     "  --evidence DIR      write an evidence record (refused if DIR exists)\n"
+     "  --evidence DIR      write an evidence record of this run into DIR (must not exist;\n"
+     "                      litegpu evidence DIR verifies it)\n"
+     "  --evidence-runs N   timed runs per model for the record's latency (default 5)\n"
      "  --force             replace OUT if it exists\n"
      "  --json              print the report as JSON\n"
      "  -h, --help          show this help\n"},
@@ -323,6 +365,42 @@ static const cli_verb verbs[] = {
      "                      fused kernel makes may vanish: the report says so)\n"
      "  --timeout S         seconds allowed for each model (default 180); a model that takes\n"
      "                      longer is an error (exit 2), not a verdict\n"
+     "  --json              print the report as JSON\n"
+     "  -h, --help          show this help\n"},
+    {"evidence", cmd_evidence,
+     "Verify an evidence record (--evidence DIR of convert, fix, quantize...) and print it.",
+     "litegpu evidence DIR [--json]",
+     "Checks the record a verb wrote with --evidence DIR: SHA256SUMS is present and well formed,\n"
+     "every file it lists is present with that sha256, DIR holds no file it does not list, and\n"
+     "contract.json parses with baseline / candidate digests equal to the copies'. Then prints the\n"
+     "record: experiment, verb, the one primary change, the structural checks, the measurements\n"
+     "(n_params, file size, planned activation memory, latency, output error against the baseline)\n"
+     "and the known limitations. `sha256sum -c SHA256SUMS` inside DIR is the independent check.\n"
+     "Exit code 0: verified; 1: tampered or incomplete (each problem named: the file, expected and\n"
+     "found digest); 2: usage error or DIR unreadable.\n"
+     "\n"
+     "arguments:\n"
+     "  DIR         the record folder\n"
+     "options:\n"
+     "  --json      print the verdict, the problems and (when verified) the contract as JSON\n"
+     "  -h, --help  show this help\n"},
+    {"tile", cmd_tile,
+     "Spatial tiling analysis: receptive field, halo, the op that stops exact tiling, streaming state.",
+     "litegpu tile MODEL [--output N] [--tile HxW|N] [--verify [--input FILE.npy]] [--json]",
+     "Per output of subgraph 0: exact tiling or not (the first op that mixes positions: global\n"
+     "pooling, a norm over space such as GroupNorm, attention, a dense layer over space, a\n"
+     "position-dependent constant, an align-corners resize), and per spatial axis the receptive\n"
+     "field RF, the jump J (input samples per output step) and the halo before/after the tile;\n"
+     "a causal 1-D model gets its streaming state, (k-1)*d samples per conv. Writes nothing.\n"
+     "Exit code 0; 1: --verify found an exact model whose tiles do not reproduce its output (a\n"
+     "model --verify cannot cut says why and is not a failure); 2: error.\n"
+     "\n"
+     "options:\n"
+     "  --output N          only output N\n"
+     "  --tile HxW|N        an output tile size: prints the input tile it needs ((n-1)*J + RF)\n"
+     "  --verify            run the full model, then a copy of the model cut to each tile's input\n"
+     "                      crop (default tile: half of each axis), and compare: max |full - tiled|\n"
+     "  -i, --input FILE.npy  with --verify: the input (default: the pattern fill)\n"
      "  --json              print the report as JSON\n"
      "  -h, --help          show this help\n"},
 };
