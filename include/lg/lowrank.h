@@ -61,6 +61,17 @@ typedef struct lg_lowrank_options {
     double energy;             /* in (0, 1] when rank is 0 */
     bool force_rank;           /* with rank > 0: replace even when parameters would not drop */
     double min_saving;         /* in [0, 1): skip layers saving less than this fraction */
+    /* recovery without training (lg/refit.h lg_refit_fc): with n_refit_cases > 0, after the
+       rewrite the second FULLY_CONNECTED of each replaced FC (in op order, so each sees the
+       refitted layers before it) gets the ridge solution B, b that best maps its input (the
+       first factor's output, in the new model) to the original layer's output (in the input
+       model) on these cases (lg/quantize.h's layout: cases[k][i], float32 per input);
+       refit_lambda is lg_refit_fc's scale-free lambda. The weight count does not change.
+       A layer lg_refit_fc refuses (a conv, FLOAT16 weights, no bias, a fused activation) keeps
+       its SVD factors, the reason in refit_why. Measure the result on other inputs. */
+    const void *const *const *refit_cases;
+    uint32_t n_refit_cases;
+    double refit_lambda;
 } lg_lowrank_options;
 
 /* One candidate op: replaced, or left alone and why. Indices are the input model's. */
@@ -75,11 +86,16 @@ typedef struct lg_lowrank_layer {
     double break_even;         /* m*n / (m+n) */
     uint64_t params_before, params_after; /* of this layer (after: as if replaced) */
     double energy_kept;        /* sum_{i<r} s_i^2 / sum s_i^2 (NaN when not computed) */
-    double recon_error;        /* ||W - B A||_F / ||W||_F from the float factors (NaN: none) */
+    double recon_error;        /* ||W - B A||_F / ||W||_F from the float SVD factors, before any
+                                  refit (NaN: none) */
     double *spectrum;          /* min(m, n) singular values, descending (owned); NULL if none */
     uint32_t n_spectrum;
     bool replaced;
     char why[200];             /* why left alone ("" when replaced) */
+    bool refitted;             /* refit: B and the bias solved on the refit cases */
+    double refit_before, refit_after; /* lg_refit_fc's relative error of the layer's output on
+                                  the refit cases, with the SVD factors and after (NaN: none) */
+    char refit_why[200];       /* why not refitted ("" when refitted or no refit asked) */
 } lg_lowrank_layer;
 
 typedef struct lg_lowrank_report {

@@ -12,6 +12,7 @@
 #include "lg/info.h"
 #include "lg/ops.h"
 #include "lg/quantize.h" /* lg_const_to_fp16: FLOAT16 factors keep an fp16 model's form */
+#include "lg/refit.h"
 #include "passes/quant_sweep.h" /* lgq_str: the metadata JSON */
 #include "refactor/linalg.h"
 #include "util/half.h"
@@ -48,6 +49,8 @@ static lg_status check_options(const lg_model *m, const lg_lowrank_options *o, l
         return lgi_fail(err, LG_ERR_INVALID_ARG, "lowrank: force_rank goes with an explicit rank");
     if (!(o->min_saving >= 0 && o->min_saving < 1))
         return lgi_fail(err, LG_ERR_INVALID_ARG, "lowrank: min_saving %g must be in [0, 1)", o->min_saving);
+    if (o->n_refit_cases && (!o->refit_cases || !(o->refit_lambda >= 0) || !isfinite(o->refit_lambda)))
+        return lgi_fail(err, LG_ERR_INVALID_ARG, "lowrank: refit needs cases and a finite lambda >= 0");
     return LG_OK;
 }
 
@@ -111,7 +114,7 @@ static bool eligible(const lg_model *m, const lg_graph *g, uint32_t i, lg_lowran
     const lg_op *op = &sg->ops[i];
     l->op = (int32_t)i;
     l->code = lg_op_builtin(m, op);
-    l->energy_kept = l->recon_error = NAN;
+    l->energy_kept = l->recon_error = l->refit_before = l->refit_after = NAN;
     if (op->n_outputs >= 1 && op->outputs[0] >= 0) snprintf(l->name, sizeof l->name, "%s", sg->tensors[op->outputs[0]].name ? sg->tensors[op->outputs[0]].name : "");
     if (l->code != LG_OP_FULLY_CONNECTED && l->code != LG_OP_CONV_2D)
         return why(l, "op %u is %s: only FULLY_CONNECTED and 1x1 CONV_2D are factored", i, lg_op_name(m, op)), false;
@@ -372,6 +375,7 @@ static lg_status make_metadata(const lg_lowrank_options *o, const lg_lowrank_rep
     lgq_str_put(&b, ",\"energy\":");
     if (o->rank > 0) lgq_str_put(&b, "null");
     else lgq_str_put(&b, "%.17g", o->energy);
+    lgq_str_put(&b, ",\"refit_cases\":%u,\"refit_lambda\":%.17g", o->n_refit_cases, o->n_refit_cases ? o->refit_lambda : 0.0);
     lgq_str_put(&b, ",\"force_rank\":%s,\"min_saving\":%.17g,\"n_params_before\":%llu,\"n_params_after\":%llu,\"layers\":[",
                 o->force_rank ? "true" : "false", o->min_saving, (unsigned long long)r->n_params_before,
                 (unsigned long long)r->n_params_after);
@@ -381,8 +385,8 @@ static lg_status make_metadata(const lg_lowrank_options *o, const lg_lowrank_rep
         if (!l->replaced) continue;
         lgq_str_put(&b, "%s{\"op\":%d,\"op_name\":\"%s\",\"name\":\"", first ? "" : ",", l->op, lg_builtin_name(l->code));
         lgq_str_esc(&b, l->name);
-        lgq_str_put(&b, "\",\"weight_type\":\"%s\",\"m\":%d,\"n\":%d,\"rank\":%d,\"energy_kept\":%.17g,\"recon_error\":%.17g}", lg_dtype_name(l->weight_type), l->m, l->n, l->rank,
-                    l->energy_kept, isfinite(l->recon_error) ? l->recon_error : 0.0);
+        lgq_str_put(&b, "\",\"weight_type\":\"%s\",\"m\":%d,\"n\":%d,\"rank\":%d,\"energy_kept\":%.17g,\"recon_error\":%.17g,\"refitted\":%s}", lg_dtype_name(l->weight_type), l->m, l->n, l->rank,
+                    l->energy_kept, isfinite(l->recon_error) ? l->recon_error : 0.0, l->refitted ? "true" : "false");
         first = false;
     }
     lgq_str_put(&b, "]}");
@@ -431,6 +435,40 @@ static lg_status analyse(const lg_model *m, const lg_lowrank_options *o, lg_lowr
     return st;
 }
 
+/* The refit (lg_lowrank_options): each replaced FC's second op, in op order. tmap: the input
+   model's tensors -> the new model's (the clone keeps the indices, compaction renumbers). */
+static lg_status refit_layers(lg_model *c, const lg_model *m, const lg_lowrank_options *o, lg_lowrank_report *r,
+                              const lr_work *wk, const int32_t *tmap, lg_error *err) {
+    for (uint32_t k = 0; k < r->n_layers; k++) {
+        lg_lowrank_layer *l = &r->layers[k];
+        if (!l->replaced) continue;
+        if (l->code != LG_OP_FULLY_CONNECTED) {
+            snprintf(l->refit_why, sizeof l->refit_why, "refit is for FULLY_CONNECTED (lg_refit_fc)");
+            continue;
+        }
+        int32_t y = tmap[wk[k].y], second = -1;
+        for (uint32_t i = 0; y >= 0 && i < c->subgraphs[0].n_ops && second < 0; i++)
+            if (c->subgraphs[0].ops[i].n_outputs && c->subgraphs[0].ops[i].outputs[0] == y) second = (int32_t)i;
+        if (second < 0) return lgi_fail(err, LG_ERR_INTERNAL, "lowrank: op %d's output is gone after the rewrite", l->op);
+        lg_refit_fc_report fr;
+        memset(&fr, 0, sizeof fr);
+        lg_error e2;
+        lg_status st = lg_refit_fc(c, (uint32_t)second, m, wk[k].y, o->refit_cases, o->n_refit_cases, o->refit_lambda, &fr, &e2);
+        if (st == LG_ERR_INVALID_ARG) { /* refused (FLOAT16 weights, no bias, an activation...): the SVD factors stay */
+            snprintf(l->refit_why, sizeof l->refit_why, "%.190s", e2.msg);
+            continue;
+        }
+        if (st != LG_OK) {
+            if (err) *err = e2;
+            return st;
+        }
+        l->refitted = true;
+        l->refit_before = fr.err_before;
+        l->refit_after = fr.err_after;
+    }
+    return LG_OK;
+}
+
 static lg_status build(const lg_model *m, const lg_lowrank_options *o, lg_lowrank_report *r, lr_work *wk, lg_model **out,
                        lg_error *err) {
     lg_model *c = NULL;
@@ -439,9 +477,14 @@ static lg_status build(const lg_model *m, const lg_lowrank_options *o, lg_lowran
     for (uint32_t k = r->n_layers; st == LG_OK && k-- > 0;) /* descending op order: earlier indices stay */
         if (r->layers[k].replaced) st = rewrite(c, &wk[k], err);
     if (st == LG_OK) st = drop_dequantize(c, r, wk, err);
-    if (st == LG_OK) st = lg_model_compact(c, NULL, NULL, err);
+    int32_t *tmap = st == LG_OK ? malloc(sizeof(int32_t) * (c->subgraphs[0].n_tensors ? c->subgraphs[0].n_tensors : 1)) : NULL;
+    if (st == LG_OK && !tmap) st = lgi_fail(err, LG_ERR_NOMEM, "out of memory");
+    if (st == LG_OK) st = lg_model_compact(c, NULL, tmap, err);
     if (st == LG_OK) st = lg_model_validate(c, err);
     if (st == LG_OK) st = lg_model_validate_ops(c, err);
+    if (st == LG_OK && o->n_refit_cases) st = refit_layers(c, m, o, r, wk, tmap, err);
+    if (st == LG_OK && o->n_refit_cases) st = lg_model_compact(c, NULL, NULL, err); /* the replaced B and bias buffers */
+    free(tmap);
     if (st == LG_OK) st = lg_model_learned_params(m, &r->n_params_before, err);
     if (st == LG_OK) st = lg_model_learned_params(c, &r->n_params_after, err);
     if (st == LG_OK) st = make_metadata(o, r, &r->metadata, err);

@@ -556,6 +556,84 @@ LG_TEST(lowrank_conv_zero_bias_break_even) {
     free(bias);
 }
 
+/* The refit: inputs on one line x = t v, v = [1, -1, 0.5]. At rank 1 the factored layer maps
+   them to a scalar mid = t (A v); the ridge refit (lambda 0) of B and the bias on 4 such cases
+   then reproduces W x + b exactly on that line: W v = [1.5, -0.5, 1, 2.5], so x = 5 v gives
+   [7.5, -2.5, 5, 12.5] + [0.1, 0.2, 0.3, 0.4] = [7.6, -2.3, 5.3, 12.9]. Without the refit the
+   rank-1 layer misses it (the near miss); a conv is not refitted and says why. */
+LG_TEST(lowrank_refit_recovers_on_a_line) {
+    lg_model *md = fc_model(W_RANK2, 4, 3, true, 0), *q = NULL;
+    const float v[3] = {1, -1, 0.5f}, t[4] = {1, 2, -1, 3}, want[4] = {7.6f, -2.3f, 5.3f, 12.9f};
+    float xs[4][3], x5[3];
+    const float *sets[4][1];
+    const void *const *cases[4];
+    for (int k = 0; k < 4; k++) {
+        for (int j = 0; j < 3; j++) xs[k][j] = t[k] * v[j];
+        sets[k][0] = xs[k];
+        cases[k] = (const void *const *)sets[k];
+    }
+    for (int j = 0; j < 3; j++) x5[j] = 5 * v[j];
+    for (int refit = 0; refit < 2; refit++) {
+        lg_lowrank_options o = opts_rank(0, 1, false);
+        if (refit) {
+            o.refit_cases = cases;
+            o.n_refit_cases = 4;
+            o.refit_lambda = 0;
+        }
+        lg_lowrank_report *r = NULL;
+        lg_error e;
+        CHECK_OK(lg_lowrank(md, &o, &q, &r, &e), &e);
+        if (!q) continue;
+        const lg_lowrank_layer *l = &r->layers[0];
+        CHECK_EQ_INT(l->refitted, refit);
+        float y[4] = {0};
+        CHECK(run1(q, x5, 3, y, 4) == 0);
+        double worst = 0;
+        for (int i = 0; i < 4; i++) worst = fmax(worst, fabs(y[i] - want[i]));
+        if (refit) {
+            CHECK(l->refit_before > 0.01);
+            CHECK(l->refit_after < 1e-5);
+            CHECK(worst < 1e-4);
+            CHECK_EQ_INT(r->n_params_after, 11); /* 1*(4+3) + 4: the refit keeps the shapes */
+            CHECK(strstr(r->metadata, "\"refitted\":true") != NULL);
+        } else {
+            CHECK(worst > 0.01);
+            CHECK(isnan(l->refit_before));
+        }
+        lg_lowrank_report_free(r);
+        lg_model_free(q);
+        q = NULL;
+    }
+    lg_model_free(md);
+    /* a 1x1 conv: factored, not refitted */
+    md = conv_model(1, 1, W_RANK2);
+    float xc[4][12];
+    const float *csets[4][1];
+    const void *const *ccases[4];
+    for (int k = 0; k < 4; k++) {
+        for (int j = 0; j < 12; j++) xc[k][j] = (float)((k * 12 + j) % 7) - 3;
+        csets[k][0] = xc[k];
+        ccases[k] = (const void *const *)csets[k];
+    }
+    lg_lowrank_options o;
+    memset(&o, 0, sizeof o);
+    o.op = 0;
+    o.rank = 1;
+    o.refit_cases = ccases;
+    o.n_refit_cases = 4;
+    o.refit_lambda = 1e-3;
+    lg_lowrank_report *r = NULL;
+    lg_error e;
+    CHECK_OK(lg_lowrank(md, &o, &q, &r, &e), &e);
+    if (r) {
+        CHECK(r->layers[0].replaced && !r->layers[0].refitted);
+        CHECK(strstr(r->layers[0].refit_why, "FULLY_CONNECTED") != NULL);
+    }
+    lg_lowrank_report_free(r);
+    lg_model_free(q);
+    lg_model_free(md);
+}
+
 /* Bad options are refused; the same call twice gives the same bytes. */
 LG_TEST(lowrank_options_and_determinism) {
     lg_model *md = fc_model(W_RANK2, 4, 3, true, 0), *q = NULL, *q2 = NULL;

@@ -19,7 +19,8 @@
 typedef struct lr_args {
     const char *model, *out, *op, *rank, *energy, *min_saving, *calib, *eval, *evidence, *evidence_runs;
     int ev_runs;
-    bool all_fc, all_1x1, force_rank, force, json;
+    const char *lambda;
+    bool all_fc, all_1x1, force_rank, force, json, refit;
 } lr_args;
 
 /* The three measurements: the pattern input, the calibration sets, the evaluation sets. */
@@ -63,10 +64,42 @@ static int parse_options(const cli_verb *v, const lr_args *a, lg_lowrank_options
         if (!end || end == a->min_saving || *end || !(o->min_saving >= 0 && o->min_saving < 1))
             return cli_usage_error(v, "--min-saving '%s': a fraction of a layer's parameters, in [0, 1)", a->min_saving);
     }
+    if (a->lambda && !a->refit) return cli_usage_error(v, "--lambda goes with --refit");
+    if (a->refit && !a->calib) return cli_usage_error(v, "--refit fits on --calib DIR (and --eval DIR measures it apart)");
+    if (a->refit) {
+        o->refit_lambda = 1e-3;
+        if (a->lambda) {
+            char *end = NULL;
+            o->refit_lambda = strtod(a->lambda, &end);
+            if (!end || end == a->lambda || *end || !(o->refit_lambda >= 0) || !isfinite(o->refit_lambda))
+                return cli_usage_error(v, "--lambda '%s': the ridge lambda relative to the mean activation energy, >= 0", a->lambda);
+        }
+    }
     return CLI_OK;
 }
 
 /* ---------------------------------------------------------------- measurement */
+
+/* --calib DIR as the refit's cases (cli_calib_load's layout, the model's input views). */
+static int load_refit(const lr_args *a, const lg_model *m, cli_calib *cal, lg_lowrank_options *o) {
+    lg_run_options ro;
+    memset(&ro, 0, sizeof ro);
+    lg_interp *it = NULL;
+    lg_error err;
+    if (lg_interp_create(m, &ro, &it, &err) != LG_OK) return cli_lib_error(a->model, &err);
+    uint32_t n = lg_interp_n_inputs(it);
+    lg_tensor_view *views = calloc(n ? n : 1, sizeof *views);
+    int rc = views ? CLI_OK : cli_error("out of memory");
+    for (uint32_t i = 0; !rc && i < n; i++) lg_interp_input(it, i, &views[i]);
+    if (!rc) rc = cli_calib_load(views, n, a->calib, 4096, cal);
+    if (!rc) {
+        o->refit_cases = (const void *const *const *)cal->ptrs;
+        o->n_refit_cases = cal->n;
+    }
+    free(views);
+    lg_interp_free(it);
+    return rc;
+}
 
 static int measure_dir(const char *dir, const lg_model *m, const lg_model *q, lg_lowrank_error *e) {
     lg_run_options ro;
@@ -127,6 +160,8 @@ static void layer_text(const lg_lowrank_layer *l) {
     if ((uint32_t)l->rank < l->n_spectrum) printf(", s%d %.4g (first dropped)", l->rank + 1, l->spectrum[l->rank]);
     printf(", s%u %.4g (smallest)\n", l->n_spectrum, l->spectrum[l->n_spectrum - 1]);
     if (!l->replaced) printf("    left alone: %s\n", l->why);
+    if (l->refitted) printf("    refit: the layer's output error on the refit inputs %.4g -> %.4g\n", l->refit_before, l->refit_after);
+    else if (l->refit_why[0]) printf("    not refitted: %s\n", l->refit_why);
 }
 
 static void err_text(const char *what, const lg_lowrank_error *e) {
@@ -141,8 +176,10 @@ static int print_text(const lr_args *a, const lg_lowrank_report *r, const lr_err
     printf("lowrank ");
     cli_write_path(stdout, a->model);
     printf(": %u layer%s considered, %u replaced (", r->n_layers, r->n_layers == 1 ? "" : "s", r->n_replaced);
-    if (a->rank) printf("rank %s%s)\n", a->rank, a->force_rank ? ", forced" : "");
-    else printf("energy %s)\n", a->energy);
+    if (a->rank) printf("rank %s%s", a->rank, a->force_rank ? ", forced" : "");
+    else printf("energy %s", a->energy);
+    if (a->refit) printf("; refit on %s", a->calib);
+    printf(")\n");
     for (uint32_t k = 0; k < r->n_layers; k++) layer_text(&r->layers[k]);
     printf("n_params %llu -> %llu; ops %u -> %u; file %llu -> %zu bytes\n", (unsigned long long)r->n_params_before,
            (unsigned long long)r->n_params_after, r->ops_before, r->ops_after, (unsigned long long)in_size, size);
@@ -187,6 +224,10 @@ static void layer_json(json_w *j, const lg_lowrank_layer *l) {
     json_arr_close(j);
     json_key_bool(j, "replaced", l->replaced);
     json_key_str(j, "why", l->replaced ? NULL : l->why);
+    json_key_bool(j, "refitted", l->refitted);
+    num_json(j, "refit_before", l->refit_before);
+    num_json(j, "refit_after", l->refit_after);
+    json_key_str(j, "refit_why", l->refit_why[0] ? l->refit_why : NULL);
     json_obj_close(j);
 }
 
@@ -224,6 +265,15 @@ static int print_json(const lr_args *a, const lg_lowrank_report *r, const lr_err
     if (a->energy) json_double(&j, strtod(a->energy, NULL));
     else json_null(&j);
     json_key_bool(&j, "force_rank", a->force_rank);
+    json_key(&j, "refit");
+    if (a->refit) {
+        json_obj_open_flat(&j);
+        json_key_str(&j, "cases", a->calib);
+        json_key_double(&j, "lambda", a->lambda ? strtod(a->lambda, NULL) : 1e-3);
+        json_obj_close(&j);
+    } else {
+        json_null(&j);
+    }
     json_key_uint(&j, "n_layers", r->n_layers);
     json_key_uint(&j, "n_replaced", r->n_replaced);
     json_key_uint(&j, "n_params_before", r->n_params_before);
@@ -378,6 +428,13 @@ static int write_evidence(const lr_args *a, int argc, char **argv, const lg_lowr
         ev.checks_json = checks;
         ev.calib = a->eval ? a->eval : a->calib; /* the SVD fits nothing on them: evaluation inputs */
         ev.runs = a->ev_runs;
+        char rec[4400];
+        if (a->refit) {
+            snprintf(rec, sizeof rec, "least-squares (ridge, lambda %g) refit of each factored FULLY_CONNECTED's second layer on %s",
+                     a->lambda ? strtod(a->lambda, NULL) : 1e-3, a->calib);
+            ev.recovery = rec;
+            ev.calib_is_fit = !a->eval; /* measured on the inputs the refit was fitted on */
+        }
         rc = cli_evidence_write(&ev);
     }
     free(change);
@@ -399,6 +456,8 @@ int cmd_lowrank(const cli_verb *v, int argc, char **argv) {
         {"--energy", "-e", NULL, &a.energy, NULL, NULL, 0},
         {"--force-rank", NULL, &a.force_rank, NULL, NULL, NULL, 0},
         {"--min-saving", NULL, NULL, &a.min_saving, NULL, NULL, 0},
+        {"--refit", NULL, &a.refit, NULL, NULL, NULL, 0},
+        {"--lambda", NULL, NULL, &a.lambda, NULL, NULL, 0},
         {"--calib", NULL, NULL, &a.calib, NULL, NULL, 0},
         {"--eval", NULL, NULL, &a.eval, NULL, NULL, 0},
         {"--evidence", NULL, NULL, &a.evidence, NULL, NULL, 0},
@@ -428,7 +487,11 @@ int cmd_lowrank(const cli_verb *v, int argc, char **argv) {
     lg_error err;
     lr_errors e;
     memset(&e, 0, sizeof e);
-    if (lg_lowrank(m, &o, &q, &rep, &err) != LG_OK) rc = cli_lib_error(a.model, &err);
+    cli_calib rcal;
+    memset(&rcal, 0, sizeof rcal);
+    if (a.refit) rc = load_refit(&a, m, &rcal, &o);
+    if (!rc && lg_lowrank(m, &o, &q, &rep, &err) != LG_OK) rc = cli_lib_error(a.model, &err);
+    cli_calib_free(&rcal);
     if (!rc) rc = measure_all(&a, m, q, &e);
     lg_model_free(m);
     size_t size = 0;

@@ -238,7 +238,7 @@ static const cli_verb verbs[] = {
     {"lowrank", cmd_lowrank,
      "Replace FULLY_CONNECTED / 1x1 CONV_2D layers by two thin ones from the SVD, and measure it.",
      "litegpu lowrank MODEL -o OUT.tflite (--op N|--all-fc|--all-1x1) (--rank R|--energy E) [--force-rank] "
-     "[--min-saving F] [--calib DIR] [--eval DIR] [--evidence DIR [--evidence-runs N]] [--force] [--json]",
+     "[--min-saving F] [--calib DIR [--refit [--lambda L]]] [--eval DIR] [--evidence DIR [--evidence-runs N]] [--force] [--json]",
      "A layer with a constant FLOAT32 weight W [m, n] (FULLY_CONNECTED [out, in]; CONV_2D 1x1,\n"
      "stride 1, dilation 1, OHWI [m, 1, 1, n]) becomes n -> r -> m: the thin SVD W = U S V^T\n"
      "(LAPACK, double), first layer A = sqrt(S_r) V_r^T without bias or activation (a conv gets a\n"
@@ -266,6 +266,12 @@ static const cli_verb verbs[] = {
      "  --force-rank        with --rank: replace even when parameters would not drop\n"
      "  --min-saving F      leave alone layers saving less than the fraction F of their parameters\n"
      "  --calib DIR         also measure the output error on these inputs (.npy per set)\n"
+     "  --refit             recovery without training: each factored FC's second layer (B, bias)\n"
+     "                      solved by ridge least squares on --calib so that it reproduces the\n"
+     "                      original layer's output (in op order; convs and FLOAT16 weights keep\n"
+     "                      their SVD factors); measure it on --eval\n"
+     "  --lambda L          the refit's ridge lambda, relative to the mean activation energy\n"
+     "                      (default 0.001)\n"
      "  --eval DIR          and on these, reported apart\n"
      "  --evidence DIR      write an evidence record of this run into DIR (must not exist;\n"
      "                      litegpu evidence DIR verifies it)\n"
