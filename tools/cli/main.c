@@ -240,7 +240,8 @@ static const cli_verb verbs[] = {
      "litegpu lowrank MODEL -o OUT.tflite (--op N|--all-fc|--all-1x1) (--rank R|--energy E) [--force-rank] "
      "[--min-saving F] [--calib DIR [--refit [--lambda L]]] [--eval DIR] [--evidence DIR [--evidence-runs N]] [--force] [--json]",
      "A layer with a constant FLOAT32 weight W [m, n] (FULLY_CONNECTED [out, in]; CONV_2D 1x1,\n"
-     "stride 1, dilation 1, OHWI [m, 1, 1, n]) becomes n -> r -> m: the thin SVD W = U S V^T\n"
+     "stride 1, dilation 1, OHWI [m, 1, 1, n]; or FLOAT16 read through DEQUANTIZE, an fp16 model:\n"
+     "the factors are stored the same way) becomes n -> r -> m: the thin SVD W = U S V^T\n"
      "(LAPACK, double), first layer A = sqrt(S_r) V_r^T without bias or activation (a conv gets a\n"
      "zero bias: TFLite's conv requires one), second B = U_r sqrt(S_r) with the original bias and\n"
      "fused activation. A runtime or shared weight, a kernel other than 1x1, a stride or dilation\n"
