@@ -125,6 +125,8 @@ void lg_info_free(lg_info *info);
    converter may keep beside it is counted if present. Every refactor verb (prune, lowrank,
    ablate) and evidence record reports this number. LG_ERR_NOMEM is the only failure. */
 lg_status lg_model_learned_params(const lg_model *m, uint64_t *out, lg_error *err);
+/* The type rule alone: whether constant t's type is a weight type in the sense above. */
+bool lg_tensor_weight_type(const lg_tensor *t);
 
 #ifdef __cplusplus
 }

@@ -41,7 +41,9 @@ typedef struct lg_refit_fc_report {
    count = rows x n_out, e.g. the same op's output before pruning); the weights and bias
    become the ridge solution (lg_refit_ridge, lambda_abs = lambda x mean_j sum_rows x_j^2, so
    lambda is scale-free; the bias is not regularised). New buffers are written (shared
-   buffers are never changed). The fit is measured on the calibration cases (rep); measure
+   buffers are never changed); the old ones stay in the model until the caller runs
+   lg_model_compact (not done here: it renumbers tensors, and a caller refitting several ops
+   holds their indices). The fit is measured on the calibration cases (rep); measure
    generalisation on separate evaluation inputs. Refuses (LG_ERR_INVALID_ARG, naming the op)
    a non-FC op, non-constant or non-FLOAT32 weights, a missing bias, a fused activation (the
    problem would not be linear), or a target of the wrong size. */

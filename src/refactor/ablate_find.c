@@ -47,25 +47,10 @@ static const char *tname(const lg_subgraph *sg, int32_t t) {
 
 static bool is_const(const fctx *c, int32_t t) { return lg_tensor_is_const(c->m, 0, t); }
 
-/* The learned-parameter rule of lg_model_learned_params (info.h), for the direct count of the
-   constants only F reads (a cross-check of the before/after difference, not a second counter
-   of the model). */
-static bool weight_type(const lg_tensor *t) {
-    switch (t->type) {
-    case LG_FLOAT32: case LG_FLOAT16: case LG_BFLOAT16: case LG_INT8: case LG_UINT8:
-    case LG_INT4: case LG_INT16:
-        return true;
-    case LG_INT32:
-        return t->quant != NULL && t->quant->n_scale > 0;
-    default:
-        return false;
-    }
-}
-
 static bool is_param(const fctx *c, int32_t t) {
     if (t < 0 || !is_const(c, t)) return false;
     const lg_tensor *tt = &c->sg->tensors[t];
-    return weight_type(tt) && lg_tensor_numel(tt) >= 2;
+    return lg_tensor_weight_type(tt) && lg_tensor_numel(tt) >= 2;
 }
 
 /* Ops reached from tensor x, among ops before `limit`. */
@@ -273,7 +258,7 @@ static uint64_t f_params(const fctx *c) {
                     if (t2 >= 0 && is_const(c, t2) && c->sg->tensors[t2].buffer == buf) counted_before = true;
                 }
             }
-            if (only_f && !counted_before && claim && weight_type(claim) && lg_tensor_numel(claim) >= 2)
+            if (only_f && !counted_before && claim && lg_tensor_weight_type(claim) && lg_tensor_numel(claim) >= 2)
                 total += (uint64_t)lg_tensor_numel(claim);
         }
     }

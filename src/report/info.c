@@ -322,7 +322,7 @@ void lg_info_free(lg_info *info) {
 
 /* ---------------------------------------------------------------- learned parameters */
 
-static bool weight_type(const lg_tensor *t) {
+bool lg_tensor_weight_type(const lg_tensor *t) {
     switch (t->type) {
     case LG_FLOAT32: case LG_FLOAT16: case LG_BFLOAT16: case LG_INT8: case LG_UINT8:
     case LG_INT4: case LG_INT16:
@@ -347,7 +347,7 @@ lg_status lg_model_learned_params(const lg_model *m, uint64_t *out, lg_error *er
             if (!buf || claimed[t->buffer]) continue;
             claimed[t->buffer] = 1; /* the first tensor claims the buffer, as weights() */
             int64_t numel = lg_tensor_numel(t);
-            if (weight_type(t) && numel >= 2) total += (uint64_t)numel;
+            if (lg_tensor_weight_type(t) && numel >= 2) total += (uint64_t)numel;
         }
     }
     free(claimed);

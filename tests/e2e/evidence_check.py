@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """An independent reader of litegpu evidence records (tests/e2e/test_evidence.sh).
 
-    evidence_check.py record DIR BASELINE CANDIDATE [--params N] [--eval FOLDER]
+    evidence_check.py record DIR BASELINE CANDIDATE [--params N | --params N AFTER] [--eval FOLDER]
         hashlib recomputes every digest of DIR/SHA256SUMS, checks that DIR holds nothing else,
         that contract.json's baseline / candidate / rollback sha256 are sha256(BASELINE) and
         sha256(CANDIDATE) as they are on disk (the files the verb read and wrote, not the
@@ -35,6 +35,9 @@ def record(argv):
     while rest:
         if rest[0] == "--params":
             params = int(rest[1]); rest = rest[2:]
+            after = params
+            if rest and rest[0].isdigit():
+                after = int(rest[0]); rest = rest[1:]
         elif rest[0] == "--eval":
             evald = rest[1]; rest = rest[2:]
         else:
@@ -71,8 +74,8 @@ def record(argv):
     fs = m["file_size_bytes"]
     if fs["before"] != os.path.getsize(base) or fs["after"] != os.path.getsize(cand):
         bad.append("file sizes %s, on disk %d / %d" % (fs, os.path.getsize(base), os.path.getsize(cand)))
-    if params is not None and (m["n_params"]["before"] != params or m["n_params"]["after"] != params):
-        bad.append("n_params %s, hand count %d" % (m["n_params"], params))
+    if params is not None and (m["n_params"]["before"] != params or m["n_params"]["after"] != after):
+        bad.append("n_params %s, hand count %d -> %d" % (m["n_params"], params, after))
     if c["decision"] != "not_evaluated":
         bad.append("decision %r" % c["decision"])
     for o in m["output_error"] or []:

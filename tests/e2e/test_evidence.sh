@@ -26,7 +26,10 @@
 #    range, fix --split with --evidence; evidence on a missing folder or a file;
 #  - determinism: two runs into two folders give byte-identical contract.json (convert and
 #    quantize); the timings live in measurements_timing.json (listed, not compared);
-#  - --json: ok true with the record, ok false with the problems and no record.
+#  - --json: ok true with the record, ok false with the problems and no record;
+#  - the refactoring verbs (prune, ablate, lowrank) write records that verify the same way,
+#    with the handbook's parameter counts (RefactorNet FFN 96 -> 64: 26,276; one block
+#    removed: 32,420) as the record's n_params after.
 # Env: LG (default build/litegpu).
 set -u
 cd "$(dirname "$0")/../.."
@@ -240,5 +243,13 @@ cmp -s "$T/ec/contract.json" "$T/ec2/contract.json" && ok "convert twice: byte-i
 "$LG" quantize "$T/r.tflite" -o "$T/q.tflite" --force --mode int8-static --calib $F/calib --eval $F/eval --evidence "$T/eq2" --evidence-runs 3 >/dev/null 2>&1
 cmp -s "$T/eq/contract.json" "$T/eq2/contract.json" && ok "quantize twice: byte-identical contract.json" || bad "quantize determinism" "$(diff "$T/eq/contract.json" "$T/eq2/contract.json" | head -5)"
 grep -q measurements_timing.json "$T/eq2/SHA256SUMS" && ! grep -q median_ms "$T/eq2/contract.json" && ok "timings are in measurements_timing.json (listed), not in contract.json" || bad "timing file"
+
+# ---- the refactoring verbs' records (RefactorNet, tests/fixtures/refactor/README.md's arithmetic)
+"$LG" prune "$T/r.tflite" -o "$T/p.tflite" --ffn --keep 64 --evidence "$T/ep" --evidence-runs 1 >/dev/null 2>"$T/err" ||
+    bad "prune --evidence" "$(head -c 300 "$T/err")"
+verified "prune record" "$T/ep" "$T/r.tflite" "$T/p.tflite" --params 38756 26276
+"$LG" ablate "$T/r.tflite" --calib $F/calib --eval $F/eval --remove 1 -o "$T/a.tflite" --evidence "$T/ea" \
+    --evidence-runs 1 >/dev/null 2>"$T/err" || bad "ablate --evidence" "$(head -c 300 "$T/err")"
+verified "ablate record" "$T/ea" "$T/r.tflite" "$T/a.tflite" --params 38756 32420 --eval $F/eval
 
 finish

@@ -1,5 +1,5 @@
 /* litegpu ablate MODEL [--calib DIR] [--eval DIR] [--metric kl|mse|argmax]
-   [--remove K|--remove-block ID...] [-o OUT] [--evidence DIR] [--force] [--json]:
+   [--remove K|--remove-block ID...] [-o OUT] [--evidence DIR [--evidence-runs N]] [--force] [--json]:
    the removable residual blocks y = x + F(x), each bypassed alone and measured against MODEL
    (lg_ablate, include/lg/ablate.h), the handbook's ablation table, and with --remove the
    candidate written to OUT. Exit 0 ok, 2 error. */
@@ -19,7 +19,8 @@
 #define MAX_REMOVE_IDS 64
 
 typedef struct ab_args {
-    const char *model, *out, *calib, *eval, *metric, *remove, *evidence;
+    const char *model, *out, *calib, *eval, *metric, *remove, *evidence, *ev_runs;
+    int ev_n;
     const char *remove_ids[MAX_REMOVE_IDS];
     int n_remove_ids;
     bool force, json;
@@ -317,6 +318,7 @@ static int write_evidence(const ab_args *a, int argc, char **argv, const lg_abla
              r->n_eval ? "evaluation" : "calibration");
     cli_evidence e = {0};
     e.dir = a->evidence;
+    e.runs = a->ev_n;
     e.verb = "ablate";
     e.argc = argc;
     e.argv = argv;
@@ -403,6 +405,7 @@ int cmd_ablate(const cli_verb *v, int argc, char **argv) {
         {"--remove-block", NULL, NULL, NULL, a.remove_ids, &a.n_remove_ids, MAX_REMOVE_IDS},
         {"--output", "-o", NULL, &a.out, NULL, NULL, 0},
         {"--evidence", NULL, NULL, &a.evidence, NULL, NULL, 0},
+        {"--evidence-runs", NULL, NULL, &a.ev_runs, NULL, NULL, 0},
         {"--force", NULL, &a.force, NULL, NULL, NULL, 0},
         {"--json", NULL, &a.json, NULL, NULL, NULL, 0},
         {NULL, NULL, NULL, NULL, NULL, NULL, 0},
@@ -420,7 +423,7 @@ int cmd_ablate(const cli_verb *v, int argc, char **argv) {
         if (cli_same_file(a.model, a.out)) return cli_error("%s: refusing to write over the input file", a.out);
         if (cli_output_check(a.out, a.force)) return CLI_ERROR;
     }
-    if (a.evidence && cli_evidence_check(a.evidence)) return CLI_ERROR;
+    if (cli_evidence_begin(a.evidence, a.ev_runs, &a.ev_n)) return CLI_ERROR;
 
     lg_model *m = NULL;
     if ((rc = cli_load_model(a.model, &m)) != CLI_OK) return rc;

@@ -12,26 +12,6 @@
 #include "lg/run.h"
 #include "run_common.h"
 
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* nearest-rank percentile of sorted values */
-static double pct(const double *s, int n, double p) {
-    if (n <= 0) return 0;
-    int k = (int)(p / 100.0 * n + 0.999999) - 1;
-    if (k < 0) k = 0;
-    if (k >= n) k = n - 1;
-    return s[k];
-}
-
 int cmd_bench(const cli_verb *v, int argc, char **argv) {
     bool json = false;
     const char *runs_s = NULL, *warm_s = NULL, *threads_s = NULL, *prec = NULL, *fill = NULL, *min_ms_s = NULL;
@@ -74,14 +54,14 @@ int cmd_bench(const cli_verb *v, int argc, char **argv) {
     }
     int progress = isatty(2);
 
-    double t0 = now_ms();
+    double t0 = cli_now_ms();
     lg_model *m = NULL;
     lg_error err;
     if (lg_tflite_read_file(pos[0], NULL, &m, &err) != LG_OK) return cli_lib_error(pos[0], &err);
-    double t1 = now_ms();
+    double t1 = cli_now_ms();
     lg_interp *it = NULL;
     if (lg_interp_create(m, &ro, &it, &err) != LG_OK) { rc = cli_lib_error(pos[0], &err); lg_model_free(m); return rc; }
-    double t2 = now_ms();
+    double t2 = cli_now_ms();
     cli_inputs in;
     if (cli_inputs_make(it, NULL, 0, fill, &in) || cli_inputs_set(it, &in)) {
         cli_inputs_free(&in);
@@ -89,30 +69,29 @@ int cmd_bench(const cli_verb *v, int argc, char **argv) {
         lg_model_free(m);
         return CLI_ERROR;
     }
-    double t3 = now_ms();
+    double t3 = cli_now_ms();
     if (lg_interp_invoke(it, &err) != LG_OK) { rc = cli_lib_error(pos[0], &err); goto out; }
-    double first = now_ms() - t3;
-    double ws = now_ms();
-    for (long i = 0; i < warm || now_ms() - ws < min_warm_ms; i++) {
+    double first = cli_now_ms() - t3;
+    double ws = cli_now_ms();
+    for (long i = 0; i < warm || cli_now_ms() - ws < min_warm_ms; i++) {
         if (lg_interp_invoke(it, &err) != LG_OK) { rc = cli_lib_error(pos[0], &err); goto out; }
         if (progress) fprintf(stderr, "\rwarm-up %ld", i + 1);
     }
     double *ts = malloc((size_t)runs * sizeof *ts);
     if (!ts) { rc = cli_error("out of memory"); goto out; }
     for (long i = 0; i < runs; i++) {
-        double a = now_ms();
+        double a = cli_now_ms();
         if (cli_inputs_set(it, &in) || lg_interp_invoke(it, &err) != LG_OK) {
             free(ts);
             rc = cli_lib_error(pos[0], &err);
             goto out;
         }
-        ts[i] = now_ms() - a;
+        ts[i] = cli_now_ms() - a;
         if (progress) fprintf(stderr, "\rrun %ld/%ld  %.2f ms      ", i + 1, runs, ts[i]);
     }
     if (progress) fprintf(stderr, "\r%40s\r", "");
-    qsort(ts, (size_t)runs, sizeof *ts, cmp_double);
-    double med = runs % 2 ? ts[runs / 2] : (ts[runs / 2 - 1] + ts[runs / 2]) / 2;
-    double p95 = pct(ts, (int)runs, 95), mn = ts[0];
+    double med, p95, mn;
+    cli_time_stats(ts, (int)runs, &med, &p95, &mn);
     free(ts);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);

@@ -40,17 +40,6 @@ static void limit(ev_measure *m, const char *fmt, ...) {
     va_end(ap);
 }
 
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* ---------------------------------------------------------------- loading */
 
 static lg_model *load_baseline(const cli_evidence *e) {
@@ -390,13 +379,7 @@ static void measure_error(const cli_evidence *e, ev_measure *me, lg_interp *ib, 
 /* ---------------------------------------------------------------- latency */
 
 static void summarize(ev_side *s, double *t, int n, double first) {
-    qsort(t, (size_t)n, sizeof *t, cmp_double);
-    s->median_ms = n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
-    int k = (int)(0.95 * n + 0.999999) - 1; /* nearest rank, as bench */
-    if (k < 0) k = 0;
-    if (k >= n) k = n - 1;
-    s->p95_ms = t[k];
-    s->min_ms = t[0];
+    cli_time_stats(t, n, &s->median_ms, &s->p95_ms, &s->min_ms); /* as bench */
     s->first_ms = first;
     s->have_latency = true;
 }
@@ -421,17 +404,17 @@ static void measure_latency(ev_measure *me, lg_interp *ib, lg_interp *ic) {
             limit(me, "%s: latency not measured: its inputs could not be made", who[w]);
             continue;
         }
-        double a = now_ms();
+        double a = cli_now_ms();
         ok[w] = cli_inputs_set(its[w], &in[w]) == 0 && lg_interp_invoke(its[w], &err) == LG_OK;
-        first[w] = now_ms() - a;
+        first[w] = cli_now_ms() - a;
         if (!ok[w]) limit(me, "%s: latency not measured: the run failed", who[w]);
     }
     for (int r = 0; r < n; r++)
         for (int w = 0; w < 2; w++) {
             if (!ok[w]) continue;
-            double a = now_ms();
+            double a = cli_now_ms();
             ok[w] = cli_inputs_set(its[w], &in[w]) == 0 && lg_interp_invoke(its[w], &err) == LG_OK;
-            t[w][r] = now_ms() - a;
+            t[w][r] = cli_now_ms() - a;
             if (!ok[w]) limit(me, "%s: latency not measured: %s", who[w], err.msg);
         }
     if (ok[0]) summarize(&me->before, t[0], n, first[0]);

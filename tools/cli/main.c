@@ -182,7 +182,7 @@ static const cli_verb verbs[] = {
     {"ablate", cmd_ablate,
      "Find removable residual blocks (y = x + F(x)), rank them by what bypassing each costs, remove the least harmful.",
      "litegpu ablate MODEL [--calib DIR] [--eval DIR] [--metric kl|mse|argmax] [--remove K|--remove-block ID...] "
-     "[-o OUT.tflite] [--evidence DIR] [--force] [--json]",
+     "[-o OUT.tflite] [--evidence DIR [--evidence-runs N]] [--force] [--json]",
      "A removable block is an ADD y = x + F(x) on subgraph 0 whose operands and output have the\n"
      "same shape, where F (the ops on the paths from x to the other operand) holds parameters,\n"
      "nothing outside F reads F's tensors (none is a model output), and the ADD has no fused\n"
@@ -207,6 +207,7 @@ static const cli_verb verbs[] = {
      "  --remove-block ID   remove this block (repeatable)\n"
      "  -o, --output OUT    the candidate to write (with --remove or --remove-block)\n"
      "  --evidence DIR      write an evidence record of the change (DIR must not exist)\n"
+     "  --evidence-runs N   timed runs per model for the record's latency (default 5)\n"
      "  --force             replace OUT if it exists\n"
      "  --json              print the report as JSON\n"
      "  -h, --help          show this help\n"},
@@ -410,6 +411,7 @@ static const cli_verb verbs[] = {
      "  -i, --input FILE.npy  with --verify: the input (default: the pattern fill)\n"
      "  --json              print the report as JSON\n"
      "  -h, --help          show this help\n"},
+    {"prune", cmd_prune, cli_prune_summary, cli_prune_usage, cli_prune_help},
 };
 #define N_VERBS (sizeof verbs / sizeof verbs[0])
 

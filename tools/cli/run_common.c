@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <dirent.h>
@@ -429,4 +430,28 @@ int cli_calib_load(const lg_tensor_view *views, uint32_t n_inputs, const char *d
     free(ents);
     if (rc) cli_calib_free(c);
     return rc ? CLI_ERROR : 0;
+}
+
+/* ---------------------------------------------------------------- timing */
+
+double cli_now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+void cli_time_stats(double *t, int n, double *median, double *p95, double *min) {
+    if (n <= 0) { *median = *p95 = *min = 0; return; }
+    qsort(t, (size_t)n, sizeof *t, cmp_double);
+    *median = n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
+    int k = (int)(0.95 * n + 0.999999) - 1; /* nearest rank */
+    if (k < 0) k = 0;
+    if (k >= n) k = n - 1;
+    *p95 = t[k];
+    *min = t[0];
 }

@@ -38,6 +38,12 @@ typedef struct cli_calib {
     const float *const **ptrs; /* per set: its float data per input (for the library) */
     char (*names)[256];        /* per set: the file or subfolder name */
 } cli_calib;
+/* ---- timing (bench, evidence records): a monotonic clock in ms, and the statistics of a set of
+   timed runs: sorts t[0..n) ascending, then the median (mean of the middle two when n is even),
+   the nearest-rank 95th percentile (p95 = t[ceil(0.95 n) - 1]) and the minimum. */
+double cli_now_ms(void);
+void cli_time_stats(double *t, int n, double *median, double *p95, double *min);
+
 int cli_calib_load(const lg_tensor_view *views, uint32_t n_inputs, const char *dir, uint32_t max_sets,
                    cli_calib *c);
 void cli_calib_free(cli_calib *c);
