@@ -12,7 +12,10 @@
 #   (--rank 96 --force-rank: every FC n -> min(m,n) -> m, more parameters, the same function);
 #   vit_tiny (tests/fixtures/onnx/vit_tiny.op17.onnx) and --all-fc --energy 0.9 / 0.99 and
 #   --rank 8; hand_landmark_lite (build/corpus, an fp16 model: FLOAT16 weights + DEQUANTIZE)
-#   and --all-fc --all-1x1 --energy 0.99 / 0.9 (a tenth of the runs: it takes milliseconds).
+#   and --all-fc --all-1x1 --energy 0.99 / 0.9 (a tenth of the runs: it takes milliseconds);
+#   prune (since it landed): RefactorNet --ffn --keep 64 (the handbook's 96 -> 64, 26,276
+#   parameters) and --keep 32, vit_tiny --ffn --keep 32. The output error column is `litegpu
+#   compare MODEL OUT`'s pattern case for both verbs (max abs over max |ref|, worst output).
 # Each model: n_params (lowrank's report: lg_model_learned_params), file size, the output
 # error lowrank reports on the pattern input (max abs / max |ref|), then per sweep
 #   build/litegpu bench MODEL --threads 1 --runs N --warmup 50   (median, p95, planned peak
@@ -44,17 +47,20 @@ LG="$T/litegpu"; cp build/litegpu "$LG"   # a rebuild during the sweeps cannot c
 
 "$LG" convert tests/fixtures/refactor/refactornet.onnx -o "$T/refactornet.tflite" >/dev/null
 "$LG" convert tests/fixtures/onnx/vit_tiny.op17.onnx -o "$T/vit_tiny.tflite" >/dev/null
-variants=(  # name base lowrank-args
-    "refactornet.r4 refactornet --all-fc --rank 4"
-    "refactornet.r8 refactornet --all-fc --rank 8"
-    "refactornet.r16 refactornet --all-fc --rank 16"
-    "refactornet.r23 refactornet --all-fc --rank 23"
-    "refactornet.full refactornet --all-fc --rank 96 --force-rank"
-    "vit_tiny.e90 vit_tiny --all-fc --energy 0.9"
-    "vit_tiny.e99 vit_tiny --all-fc --energy 0.99"
-    "vit_tiny.r8 vit_tiny --all-fc --rank 8"
-    "hand_landmark_lite.e99 hand_landmark_lite --all-fc --all-1x1 --energy 0.99"
-    "hand_landmark_lite.e90 hand_landmark_lite --all-fc --all-1x1 --energy 0.9"
+variants=(  # name base verb args
+    "refactornet.r4 refactornet lowrank --all-fc --rank 4"
+    "refactornet.r8 refactornet lowrank --all-fc --rank 8"
+    "refactornet.r16 refactornet lowrank --all-fc --rank 16"
+    "refactornet.r23 refactornet lowrank --all-fc --rank 23"
+    "refactornet.full refactornet lowrank --all-fc --rank 96 --force-rank"
+    "refactornet.prune64 refactornet prune --ffn --keep 64"
+    "refactornet.prune32 refactornet prune --ffn --keep 32"
+    "vit_tiny.e90 vit_tiny lowrank --all-fc --energy 0.9"
+    "vit_tiny.e99 vit_tiny lowrank --all-fc --energy 0.99"
+    "vit_tiny.r8 vit_tiny lowrank --all-fc --rank 8"
+    "vit_tiny.prune32 vit_tiny prune --ffn --keep 32"
+    "hand_landmark_lite.e99 hand_landmark_lite lowrank --all-fc --all-1x1 --energy 0.99"
+    "hand_landmark_lite.e90 hand_landmark_lite lowrank --all-fc --all-1x1 --energy 0.9"
 )
 cp build/corpus/hand_landmark_lite.tflite "$T/hand_landmark_lite.tflite" || die "build/corpus/hand_landmark_lite.tflite missing"
 runs_of() { case "$1" in hand_landmark_lite*) echo $((runs / 10 > 20 ? runs / 10 : 20)) ;; *) echo "$runs" ;; esac; }
@@ -62,10 +68,12 @@ models=()
 for b in refactornet vit_tiny hand_landmark_lite; do
     models+=("$b")
     for v in "${variants[@]}"; do
-        read -r name base args <<<"$v"
+        read -r name base verb args <<<"$v"
         [ "$base" = "$b" ] || continue
         # shellcheck disable=SC2086
-        "$LG" lowrank "$T/$base.tflite" -o "$T/$name.tflite" $args --json >"$T/$name.lowrank.json"
+        "$LG" "$verb" "$T/$base.tflite" -o "$T/$name.tflite" $args --json >"$T/$name.$verb.json"
+        # the output error on the pattern input, for both verbs the same way: compare's first case
+        "$LG" compare "$T/$base.tflite" "$T/$name.tflite" --json >"$T/$name.compare.json" 2>/dev/null || true
         models+=("$name")
     done
 done
@@ -98,11 +106,13 @@ rows = {}
 for m in models:
     lg = [json.load(open(os.path.join(T, '%s.lg.%d.json' % (m, s)))) for s in range(1, sweeps + 1)]
     base = m.split('.')[0]
-    lr = os.path.join(T, m + '.lowrank.json')
-    if os.path.exists(lr):
-        j = json.load(open(lr))
-        params, replaced = j['n_params_after'], '%d/%d' % (j['n_replaced'], j['n_layers'])
-        err = j['error']['pattern']['rel']
+    lr, pr = os.path.join(T, m + '.lowrank.json'), os.path.join(T, m + '.prune.json')
+    if os.path.exists(lr) or os.path.exists(pr):
+        j = json.load(open(lr if os.path.exists(lr) else pr))
+        params = j['n_params_after']
+        replaced = ('%d/%d' % (j['n_replaced'], j['n_layers'])) if os.path.exists(lr) else 'prune: %d groups' % j['n_groups']
+        c = json.load(open(os.path.join(T, m + '.compare.json')))['cases'][0]['outputs']
+        err = max(o['max_abs'] / o['ref_max_abs'] for o in c if o['ref_max_abs'])
         size = j['size']
     else:
         params = replaced = err = None
@@ -116,9 +126,11 @@ for m in models:
 for m, r in rows.items():
     if r['params'] is None:
         for c, rc in rows.items():
-            if rc['base'] == m and os.path.exists(os.path.join(T, c + '.lowrank.json')):
-                r['params'] = json.load(open(os.path.join(T, c + '.lowrank.json')))['n_params_before']; break
-print('| model | layers replaced | n_params | params vs base | file bytes | output error (rel, pattern) | litegpu median ms | p95 | vs base | LiteRT.js median ms | p95 | vs base | planned peak B |')
+            for verb in ('lowrank', 'prune'):
+                f = os.path.join(T, '%s.%s.json' % (c, verb))
+                if rc['base'] == m and os.path.exists(f) and r['params'] is None:
+                    r['params'] = json.load(open(f))['n_params_before']
+print('| model | layers replaced (lowrank) or groups pruned | n_params | params vs base | file bytes | output error (max abs / max |ref|, pattern; litegpu compare) | litegpu median ms | p95 | vs base | LiteRT.js median ms | p95 | vs base | planned peak B |')
 print('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
 for m in models:
     r = rows[m]; b = rows[r['base']]

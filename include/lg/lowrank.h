@@ -118,7 +118,10 @@ void lg_lowrank_report_free(lg_lowrank_report *r);
 /* The output error of model b against model a (fp32 reference interpreter) over n_cases
    input sets (cases[k][i]: float32 data of input i; NULL cases: one set filled with
    lg_fill_f32 "pattern"). Over every FLOAT32 output and case: max_abs = max |b - a|,
-   ref_max_abs = max |a|, rel = max_abs / ref_max_abs (NaN when the reference is all zero).
+   ref_max_abs = max |a|; rel = the largest over the outputs of that output's max |b - a| /
+   its max |a| (so a small output, a probability beside landmarks, is not hidden by a large
+   one; NaN when every reference is all zero and b equals it there, +inf when b differs from
+   an all-zero reference).
    n_argmax_equal: the cases where every FLOAT32 output's flattened argmax (the first maximum)
    is the same in both (a classifier's decision). Both models must have the same inputs
    (float) and outputs. */

@@ -41,8 +41,10 @@ static int64_t argmax(const float *p, int64_t n) {
     return best;
 }
 
-/* Accumulate |b - a| and |a| over every FLOAT32 output; count the case when every argmax agrees. */
-static lg_status compare_outputs(const lg_interp *ia, const lg_interp *ib, lg_lowrank_error *e, lg_error *err) {
+/* Accumulate |b - a| and |a| over every FLOAT32 output, and per output (out_abs, out_ref:
+   n_outputs each); count the case when every argmax agrees. */
+static lg_status compare_outputs(const lg_interp *ia, const lg_interp *ib, lg_lowrank_error *e, double *out_abs,
+                                 double *out_ref, lg_error *err) {
     bool same = true;
     uint32_t n = lg_interp_n_outputs(ia);
     if (n != lg_interp_n_outputs(ib)) return lgi_fail(err, LG_ERR_INVALID_ARG, "the models have %u and %u outputs", n, lg_interp_n_outputs(ib));
@@ -56,8 +58,11 @@ static lg_status compare_outputs(const lg_interp *ia, const lg_interp *ib, lg_lo
         const float *pa = va.data, *pb = vb.data;
         for (int64_t k = 0; k < va.numel; k++) {
             double d = fabs((double)pb[k] - (double)pa[k]), r = fabs((double)pa[k]);
-            if (d > e->max_abs || isnan(d)) e->max_abs = isnan(d) ? INFINITY : d;
+            if (isnan(d)) d = INFINITY;
+            if (d > e->max_abs) e->max_abs = d;
             if (r > e->ref_max_abs) e->ref_max_abs = r;
+            if (d > out_abs[o]) out_abs[o] = d;
+            if (r > out_ref[o]) out_ref[o] = r;
         }
         if (va.numel > 0) same &= argmax(pa, va.numel) == argmax(pb, vb.numel);
     }
@@ -78,18 +83,28 @@ lg_status lg_lowrank_measure(const lg_model *a, const lg_model *b, const float *
     lg_status st = lg_interp_create(b, &ro, &ib, err);
     if (st == LG_OK && lg_interp_n_inputs(ia) != lg_interp_n_inputs(ib))
         st = lgi_fail(err, LG_ERR_INVALID_ARG, "the models have %u and %u inputs", lg_interp_n_inputs(ia), lg_interp_n_inputs(ib));
-    const uint32_t n = cases ? n_cases : 1;
+    const uint32_t n = cases ? n_cases : 1, n_out = ia ? lg_interp_n_outputs(ia) : 0;
+    double *out_abs = calloc(n_out ? n_out : 1, sizeof(double)), *out_ref = calloc(n_out ? n_out : 1, sizeof(double));
+    if (st == LG_OK && (!out_abs || !out_ref)) st = lgi_fail(err, LG_ERR_NOMEM, "out of memory");
     for (uint32_t k = 0; st == LG_OK && k < n; k++) {
         for (uint32_t i = 0; st == LG_OK && i < lg_interp_n_inputs(ia); i++)
             st = set_input(ia, ib, i, cases ? cases[k][i] : NULL, err);
         if (st == LG_OK) st = lg_interp_invoke(ia, err);
         if (st == LG_OK) st = lg_interp_invoke(ib, err);
-        if (st == LG_OK) st = compare_outputs(ia, ib, out, err);
+        if (st == LG_OK) st = compare_outputs(ia, ib, out, out_abs, out_ref, err);
     }
     lg_interp_free(ia);
     lg_interp_free(ib);
+    /* the worst output's max |b - a| / max |a| (an output whose reference is all zero counts
+       only if b differs there: then +inf) */
+    out->rel = NAN;
+    for (uint32_t o = 0; st == LG_OK && o < n_out; o++) {
+        double q = out_ref[o] > 0 ? out_abs[o] / out_ref[o] : out_abs[o] > 0 ? INFINITY : NAN;
+        if (!isnan(q) && (isnan(out->rel) || q > out->rel)) out->rel = q;
+    }
+    free(out_abs);
+    free(out_ref);
     if (st != LG_OK) return st;
     out->n_cases = n;
-    out->rel = out->ref_max_abs > 0 ? out->max_abs / out->ref_max_abs : NAN;
     return LG_OK;
 }

@@ -634,6 +634,38 @@ LG_TEST(lowrank_refit_recovers_on_a_line) {
     lg_model_free(md);
 }
 
+/* The relative output error is per output: y1 = 100 x (3 values, up to ~86 on the pattern
+   input), y2 = W_RANK2 x (up to 3.0159 = 2*0.01288 + 0.86125 + 3*0.70961). Only y2's FC is
+   factored (rank 1): the error is y2's alone, so rel = max|dy2| / max|y2| (> 0.1), not
+   max|dy2| / 86 as a pooled magnitude would give. */
+LG_TEST(lowrank_measure_relative_per_output) {
+    lg_model *md = NULL, *q = NULL;
+    lg_lowrank_report *r = NULL;
+    lg_error e;
+    CHECK_OK(lg_model_new(NULL, NULL, &md, &e), &e);
+    lg_builder b;
+    lg_builder_init(&b, md, 0);
+    const float w1[9] = {100, 0, 0, 0, 100, 0, 0, 0, 100};
+    int x = lg_b_tensor(&b, "x", LG_FLOAT32, LG_DIMS(1, 3));
+    int y1 = lg_b_tensor(&b, "y1", LG_FLOAT32, LG_DIMS(1, 3)), y2 = lg_b_tensor(&b, "y2", LG_FLOAT32, LG_DIMS(1, 4));
+    lg_b_op(&b, LG_OP_FULLY_CONNECTED, LG_IDS(x, lg_b_const_f32(&b, "w1", LG_DIMS(3, 3), w1), -1), LG_IDS(y1));
+    lg_b_op(&b, LG_OP_FULLY_CONNECTED, LG_IDS(x, lg_b_const_f32(&b, "w2", LG_DIMS(4, 3), W_RANK2), -1), LG_IDS(y2));
+    lg_b_io(&b, LG_IDS(x), LG_IDS(y1, y2));
+    CHECK(b.status == LG_OK);
+    lg_lowrank_options o = opts_rank(1, 1, false);
+    CHECK_OK(lg_lowrank(md, &o, &q, &r, &e), &e);
+    if (q) {
+        lg_lowrank_error le;
+        CHECK_OK(lg_lowrank_measure(md, q, NULL, 0, &le, &e), &e);
+        CHECK_NEAR(le.ref_max_abs, 100.0 * 869.0 / 1009.0, 1e-3); /* y1's 86.125: the pooled max */
+        CHECK_NEAR(le.rel, le.max_abs / (2 * 13.0 / 1009 + 869.0 / 1009 + 3 * 716.0 / 1009), 1e-5);
+        CHECK(le.rel > 0.1);
+    }
+    lg_lowrank_report_free(r);
+    lg_model_free(q);
+    lg_model_free(md);
+}
+
 /* Bad options are refused; the same call twice gives the same bytes. */
 LG_TEST(lowrank_options_and_determinism) {
     lg_model *md = fc_model(W_RANK2, 4, 3, true, 0), *q = NULL, *q2 = NULL;

@@ -165,8 +165,8 @@ static void layer_text(const lg_lowrank_layer *l) {
 }
 
 static void err_text(const char *what, const lg_lowrank_error *e) {
-    printf("  %s (%u input set%s): max abs %.4g, max |ref| %.4g, relative ", what, e->n_cases, e->n_cases == 1 ? "" : "s",
-           e->max_abs, e->ref_max_abs);
+    printf("  %s (%u input set%s): max abs %.4g, max |ref| %.4g, relative (worst output) ", what, e->n_cases,
+           e->n_cases == 1 ? "" : "s", e->max_abs, e->ref_max_abs);
     num_text(e->rel);
     printf(", argmax agrees on %u of %u\n", e->n_argmax_equal, e->n_cases);
 }
