@@ -24,8 +24,8 @@
 #                                                                 thread; >= 1.5 s warm-up each)
 # The litegpu runs go model by model in an order that rotates every sweep; LiteRT.js takes the
 # models of a sweep in one process (it loads once), also rotated. Reported: the median over the
-# sweeps of each tool's median and p95 (ms), and the ratio of each candidate's median to its
-# base model's. --record writes bench/results/<date>-refactor-latency.md. Never part of make test.
+# sweeps of each tool's median and p95 (ms), and "vs base": the median over the sweeps of the
+# sweep's own candidate / base ratio (robust to a load that drifts between sweeps). --record writes bench/results/<date>-refactor-latency.md. Never part of make test.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
@@ -119,6 +119,7 @@ for m in models:
         size = os.path.getsize(os.path.join(T, m + '.tflite'))
     rows[m] = dict(base=base, params=params, replaced=replaced, err=err, size=size,
                    lg_med=med([x['median_ms'] for x in lg]), lg_p95=med([x['p95_ms'] for x in lg]),
+                   lg_all=[x['median_ms'] for x in lg], pr_all=[x['median_ms'] for x in peer.get(m, [])],
                    peak=lg[0]['memory']['peak_live_bytes'], n_ops=None,
                    pr_med=med([x['median_ms'] for x in peer.get(m, [])]) if m in peer else float('nan'),
                    pr_p95=med([x['p95_ms'] for x in peer.get(m, [])]) if m in peer else float('nan'))
@@ -132,13 +133,17 @@ for m, r in rows.items():
                     r['params'] = json.load(open(f))['n_params_before']
 print('| model | layers replaced (lowrank) or groups pruned | n_params | params vs base | file bytes | output error (max abs / max |ref|, pattern; litegpu compare) | litegpu median ms | p95 | vs base | LiteRT.js median ms | p95 | vs base | planned peak B |')
 print('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
+def ratio(a, b):  # the median over the sweeps of the sweep's own ratio (tools seconds apart)
+    q = [x / y for x, y in zip(a, b) if y]
+    return med(q) if q and len(a) == len(b) else float('nan')
 for m in models:
     r = rows[m]; b = rows[r['base']]
     f = lambda x, p='%.4f': ('n/a' if x is None or x != x else p % x)
+    r['lg_ratio'], r['pr_ratio'] = ratio(r['lg_all'], b['lg_all']), ratio(r['pr_all'], b['pr_all'])
     print('| %s | %s | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %d |' % (
         m, r['replaced'] or '-', '{:,}'.format(r['params']), f(r['params'] / b['params'], '%.3f'), r['size'],
-        f(r['err'], '%.3g'), f(r['lg_med']), f(r['lg_p95']), f(r['lg_med'] / b['lg_med'], '%.2f'),
-        f(r['pr_med'], '%.3f'), f(r['pr_p95'], '%.3f'), f(r['pr_med'] / b['pr_med'], '%.2f'), r['peak']))
+        f(r['err'], '%.3g'), f(r['lg_med']), f(r['lg_p95']), f(r['lg_ratio'], '%.2f'),
+        f(r['pr_med'], '%.3f'), f(r['pr_p95'], '%.3f'), f(r['pr_ratio'], '%.2f'), r['peak']))
 print()
 print('Each sweep\'s medians (ms), litegpu | LiteRT.js -- the spread is the noise of a shared machine:')
 print()
@@ -150,6 +155,7 @@ for m in models:
     print('| %s | %s | %s |' % (m, ' / '.join('%.4f' % x for x in lg), ' / '.join('%.3f' % x for x in pr)))
 print()
 print('Load average (1 min) before / after: %s / %s.' % (open(os.path.join(T, 'load0')).read().split()[0], open('/proc/loadavg').read().split()[0]))
+print('"vs base" is the median over the sweeps of each sweep\'s own ratio (candidate median / base median, measured seconds apart), which a load that drifts between sweeps moves less than a ratio of medians.')
 print('hand_landmark_lite*: %d timed runs per sweep.' % max(runs // 10, 20))
 print('%d sweeps of %d timed runs per model and tool (litegpu: 50 warm-up runs; LiteRT.js: >= 5 runs and 1.5 s), one thread; the medians are medians over the sweeps.' % (sweeps, runs))
 print('Host: %s, %s, %d CPUs (shared).' % (platform.machine(), open('/proc/cpuinfo').read().split('model name')[1].split(':')[1].split('\n')[0].strip() if 'model name' in open('/proc/cpuinfo').read() else '?', os.cpu_count()))
