@@ -136,4 +136,58 @@ bench: all corpus
 clean:
 	rm -rf $(B)/obj $(B)/san $(B)/fuzz $(B)/litegpu $(B)/liblitegpu.a $(B)/test_unit
 
+# ---- install (README "Install"): the CLI, the static library, the public headers, litegpu.pc
+# and the man page. `make install PREFIX=/opt/litegpu [DESTDIR=staging]`; `make uninstall`
+# with the same variables removes exactly those files (and include/lg/ when it is left empty).
+# Both only depend on the built targets: nothing is rebuilt when the build is current.
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR     ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+INSTALL    ?= install
+LG_VERSION := $(shell sed -n 's/^\#define LG_VERSION_STRING "\(.*\)"/\1/p' include/lg/lg.h)
+# lg/lg.h includes lg/ops.def (the op list), so it is a public header too.
+PUB_HDR    := $(sort $(wildcard include/lg/*.h)) include/lg/ops.def
+INSTALLED  := $(DESTDIR)$(BINDIR)/litegpu $(DESTDIR)$(LIBDIR)/liblitegpu.a \
+              $(addprefix $(DESTDIR)$(INCLUDEDIR)/lg/,$(notdir $(PUB_HDR))) \
+              $(DESTDIR)$(PKGCONFIGDIR)/litegpu.pc $(DESTDIR)$(MANDIR)/man1/litegpu.1
+# in litegpu.pc, a directory under PREFIX is written ${prefix}/...
+pc_dir = $(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
+
+.PHONY: install uninstall install-check-prefix
+
+# The man page, generated from the help texts (tools/cli/man.c): it cannot drift from them.
+all: $(B)/litegpu.1
+$(B)/litegpu.1: $(B)/litegpu
+	@$(if $(Q),echo "  MAN     $@")
+	$(Q)$(B)/litegpu help --man >$@.tmp && mv $@.tmp $@
+
+clean: clean-man
+.PHONY: clean-man
+clean-man:
+	rm -f $(B)/litegpu.1
+
+install-check-prefix:
+	@case "$(PREFIX)" in /*) ;; *) echo "make install: PREFIX must be an absolute path (got '$(PREFIX)')" >&2; exit 2;; esac
+
+install: install-check-prefix $(B)/litegpu $(B)/liblitegpu.a $(B)/litegpu.1 litegpu.pc.in
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/lg \
+	    $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man1
+	$(INSTALL) -m 755 $(B)/litegpu $(DESTDIR)$(BINDIR)/litegpu
+	$(INSTALL) -m 644 $(B)/liblitegpu.a $(DESTDIR)$(LIBDIR)/liblitegpu.a
+	$(INSTALL) -m 644 $(PUB_HDR) $(DESTDIR)$(INCLUDEDIR)/lg/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(call pc_dir,$(LIBDIR))|' \
+	    -e 's|@INCLUDEDIR@|$(call pc_dir,$(INCLUDEDIR))|' -e 's|@VERSION@|$(LG_VERSION)|' \
+	    litegpu.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/litegpu.pc.tmp
+	mv $(DESTDIR)$(PKGCONFIGDIR)/litegpu.pc.tmp $(DESTDIR)$(PKGCONFIGDIR)/litegpu.pc
+	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/litegpu.pc
+	$(INSTALL) -m 644 $(B)/litegpu.1 $(DESTDIR)$(MANDIR)/man1/litegpu.1
+
+uninstall:
+	rm -f $(INSTALLED)
+	@if [ -d $(DESTDIR)$(INCLUDEDIR)/lg ]; then rmdir $(DESTDIR)$(INCLUDEDIR)/lg 2>/dev/null || \
+	    echo "make uninstall: kept $(DESTDIR)$(INCLUDEDIR)/lg (it holds files litegpu did not install)"; fi
+
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -30,7 +30,7 @@ installed() { [[ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" == "install 
 
 if [[ "${LG_SKIP_APT:-0}" != 1 ]]; then
   missing=()
-  for p in flatbuffers-compiler clang libclang-rt-14-dev libonnx-testdata python3-onnx liblapack-dev; do
+  for p in flatbuffers-compiler clang libclang-rt-14-dev libonnx-testdata python3-onnx liblapack-dev man-db pkgconf; do
     installed "$p" || missing+=("$p")
   done
   [[ -x /usr/bin/chromium ]] || missing+=(chromium)

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "man.h"
 
 static const cli_verb verbs[] = {
     {"info", cmd_info,
@@ -415,6 +416,9 @@ static const cli_verb verbs[] = {
 };
 #define N_VERBS (sizeof verbs / sizeof verbs[0])
 
+/* `litegpu help` and the man page (man.c) print these. */
+static const char tagline[] = "read, check and rewrite TFLite models for mobile GPUs";
+static const char exit_codes[] = "0 ok, 1 findings, 2 usage or input error (one line on stderr)";
 static const char general_usage[] = "litegpu VERB [ARGS...] | litegpu help [VERB] | litegpu --version";
 
 static const cli_verb *verb_find(const char *name) {
@@ -439,34 +443,40 @@ static int unknown_verb(const char *name) {
 
 static void general_help(FILE *f) {
     fprintf(f,
-            "litegpu " LG_VERSION_STRING ": read, check and rewrite TFLite models for mobile GPUs\n"
+            "litegpu " LG_VERSION_STRING ": %s\n"
             "\n"
             "usage: litegpu VERB [ARGS...]\n"
             "       litegpu help [VERB]       (or litegpu VERB --help)\n"
             "       litegpu --version\n"
             "\n"
-            "verbs:\n");
+            "verbs:\n", tagline);
     for (size_t i = 0; i < N_VERBS; i++) {
         fprintf(f, "  %-10s %s\n", verbs[i].name, verbs[i].summary);
     }
-    fprintf(f,
-            "\n"
-            "exit codes: 0 ok, 1 findings, 2 usage or input error (one line on stderr)\n");
+    fprintf(f, "\nexit codes: %s\n", exit_codes);
 }
 
 static const char help_usage[] = "litegpu help [VERB]";
 
-static void help_help(FILE *f) {
-    fprintf(f, "usage: %s\n\nShow the list of verbs, or one verb's usage and options.\n\n"
-               "arguments:\n"
-               "  VERB          a verb (litegpu help lists them), or help\n"
-               "Same as litegpu VERB --help.\n", help_usage);
+static const cli_verb help_verb = {
+    "help", NULL, "Show the list of verbs, or one verb's usage and options.", help_usage,
+    "arguments:\n"
+    "  VERB          a verb (litegpu help lists them), or help\n"
+    "Same as litegpu VERB --help.\n"};
+
+/* `litegpu help --man` (hidden): the man page, from the texts above (tools/cli/man.c). */
+static int man_page(void) {
+    const cli_man_page page = {LG_VERSION_STRING, tagline, general_usage, exit_codes,
+                               verbs, N_VERBS, &help_verb};
+    return cli_man_write(stdout, &page) == 0 ? CLI_OK : cli_error("help --man: write failed");
 }
 
 static int cmd_help(int argc, char **argv) {
     if (argc > 3) return cli_error("help: too many arguments (usage: %s)", help_usage);
     if (argc == 3 && (strcmp(argv[2], "help") == 0 || strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0)) {
-        help_help(stdout);
+        cli_verb_help(&help_verb, stdout);
+    } else if (argc == 3 && strcmp(argv[2], "--man") == 0) {
+        return man_page();
     } else if (argc == 3) {
         if (argv[2][0] == '-') return cli_error("help: unknown option '%s' (usage: %s)", argv[2], help_usage);
         const cli_verb *v = verb_find(argv[2]);
