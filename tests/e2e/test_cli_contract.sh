@@ -22,7 +22,7 @@ bad() { echo "FAIL $1${2:+: $2}"; fail=$((fail + 1)); }
 finish() { echo "cli_contract: $pass passed, $fail failed"; [ "$fail" -eq 0 ]; exit $?; }
 [ -x "$LG" ] || { bad "build" "$LG not built"; finish; }
 
-verbs=(info convert check fix taps quantize ablate run compare bench verify evidence tile prune)
+verbs=(info convert check fix taps quantize lowrank ablate run compare bench verify evidence tile prune)
 
 # ---- help
 "$LG" help help >"$T/hh" 2>"$T/err"; rc=$?
@@ -125,6 +125,7 @@ run_json "fix --json (ready)" fix "$MODEL" fix "$MODEL" -o "$T/f1.tflite" --json
 run_json "fix --json (still blocked: ok false, exit 1)" fix examples/blocked_net.tflite fix examples/blocked_net.tflite -o "$T/f2.tflite" --json
 run_json "taps --json" taps "$MODEL" taps "$MODEL" -o "$T/t1.tflite" --json
 run_json "quantize --json" quantize "$MODEL" quantize "$MODEL" -o "$T/q1.tflite" --mode int8-weights --json
+run_json "lowrank --json" lowrank "$MODEL" lowrank "$MODEL" -o "$T/l1.tflite" --all-fc --all-1x1 --energy 0.9 --json
 run_json "ablate --json" ablate "$MODEL" ablate "$MODEL" --json
 run_json "bench --json" bench "$MODEL" bench "$MODEL" --runs 2 --warmup 0 --json
 run_json "run --json" run "$MODEL" run "$MODEL" --json

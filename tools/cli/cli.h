@@ -31,6 +31,7 @@ int cmd_convert(const cli_verb *v, int argc, char **argv);
 int cmd_check(const cli_verb *v, int argc, char **argv);
 int cmd_fix(const cli_verb *v, int argc, char **argv);
 int cmd_quantize(const cli_verb *v, int argc, char **argv);
+int cmd_lowrank(const cli_verb *v, int argc, char **argv);
 int cmd_ablate(const cli_verb *v, int argc, char **argv);
 int cmd_taps(const cli_verb *v, int argc, char **argv);
 int cmd_run(const cli_verb *v, int argc, char **argv);
