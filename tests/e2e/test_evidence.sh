@@ -29,7 +29,10 @@
 #  - --json: ok true with the record, ok false with the problems and no record;
 #  - the refactoring verbs (prune, ablate, lowrank) write records that verify the same way,
 #    with the handbook's parameter counts (RefactorNet FFN 96 -> 64: 26,276; one block
-#    removed: 32,420) as the record's n_params after.
+#    removed: 32,420) as the record's n_params after, and lowrank --all-fc --rank 8: each of
+#    the 12 FFN layers r(m+n)+m = 8*128+96 = 1,120 for 3,168 and 8*128+32 = 1,056 for 3,104
+#    (2,048 saved each), the 16->32 stem 8*48+32 = 416 for 544 (rank 8 is under its break-even
+#    16*32/48 = 10.7), the 32->4 head kept (break-even 3.6): 38,756 - 24,576 - 128 = 14,052.
 # Env: LG (default build/litegpu).
 set -u
 cd "$(dirname "$0")/../.."
@@ -251,5 +254,8 @@ verified "prune record" "$T/ep" "$T/r.tflite" "$T/p.tflite" --params 38756 26276
 "$LG" ablate "$T/r.tflite" --calib $F/calib --eval $F/eval --remove 1 -o "$T/a.tflite" --evidence "$T/ea" \
     --evidence-runs 1 >/dev/null 2>"$T/err" || bad "ablate --evidence" "$(head -c 300 "$T/err")"
 verified "ablate record" "$T/ea" "$T/r.tflite" "$T/a.tflite" --params 38756 32420 --eval $F/eval
+"$LG" lowrank "$T/r.tflite" -o "$T/l.tflite" --all-fc --rank 8 --eval $F/eval --evidence "$T/el" --evidence-runs 1 \
+    >/dev/null 2>"$T/err" || bad "lowrank --evidence" "$(head -c 300 "$T/err")"
+verified "lowrank record" "$T/el" "$T/r.tflite" "$T/l.tflite" --params 38756 14052 --eval $F/eval
 
 finish
