@@ -80,6 +80,11 @@ prune_case() { # name model want_before want_after args...
 prune_case rn64 refactornet 38756 26276 --ffn --keep 64
 prune_case at2 attention 4224 2128 --heads --keep 2
 prune_case cp6 convpair 663 333 --conv --keep 6
+# the handbook's fourth figure: one block removed (ablate, 32,420) and FFN 96 -> 64 in the
+# five left: 5 * 4,256 + 544 + 64 + 132 = 22,020
+if "$LG" ablate "$T/refactornet.tflite" --remove-block 5 -o "$T/rn_ab.tflite" >/dev/null 2>"$T/err"; then
+    prune_case both rn_ab 32420 22020 --ffn --keep 64
+else bad "ablate --remove-block 5" "$(head -c 300 "$T/err")"; fi
 for n in shufflenet_v2 regnet_y mobilenet_v2 resnet_2stage; do prune_case "${n}_p" "$n" "" "" --conv --ratio 0.25; done
 # vit_tiny: a fused QKV projection (FC 32 -> 96, no bias) split by three STRIDED_SLICEs; per
 # head q/k/v rows 3*8*32 + out-projection columns 8*32 = 1,024; two layers of 4 heads keeping
