@@ -78,6 +78,7 @@ typedef struct lg_run_options {
     void *tap_ud;
     uint32_t subgraph;        /* which subgraph to run (0 = the primary) */
     lg_int_arith int_arith;   /* quantized kernels' arithmetic (LG_INT_TFLITE = 0) */
+    bool profile;             /* time every op (lg_interp_profile); off: no clock is read */
 } lg_run_options;
 
 typedef struct lg_interp lg_interp;
@@ -118,6 +119,26 @@ lg_status lg_interp_set_input(lg_interp *it, uint32_t i, lg_dtype type, const vo
                               uint64_t nbytes, lg_error *err);
 /* Run every op. Errors name the op and its index. */
 lg_status lg_interp_invoke(lg_interp *it, lg_error *err);
+
+/* ---- per-op profile (lg_run_options.profile). Invoke reads CLOCK_MONOTONIC before the
+   first op and after every op it runs; op i is charged the interval that ends at its reading
+   (its kernel and the fp16 rounding of its outputs; not a tap). The intervals tile the invoke,
+   so the per-op sum is its wall time less a few instructions, never more. With threads > 1 an
+   op's time is wall time, not CPU time. An op folded at create (all inputs constant) runs
+   nothing: 0 ns, 0 calls. Counters accumulate over invokes until reset; an invoke that fails
+   leaves the ops it ran counted but not n_invokes. The counters are allocated at create. */
+typedef struct lg_profile {
+    uint32_t n_ops;           /* the subgraph's ops; index = op index = run order */
+    const uint64_t *ns;       /* per op: nanoseconds summed over the invokes since the reset */
+    const uint64_t *first_ns; /* per op: its nanoseconds in the first invoke after the reset */
+    const uint64_t *n_calls;  /* per op: times it ran since the reset */
+    uint64_t n_invokes;       /* invokes completed since the reset */
+} lg_profile;
+/* The counters (valid while the interpreter lives, updated by invoke); NULL unless the
+   interpreter was created with opt.profile. */
+const lg_profile *lg_interp_profile(const lg_interp *it);
+/* Zero the counters (e.g. after warm-up runs); nothing when profiling is off. */
+void lg_interp_profile_reset(lg_interp *it);
 
 /* ---- memory plan (tensor lifetimes, buffers reused as an arena planner does) */
 typedef struct lg_mem_plan {

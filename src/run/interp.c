@@ -12,6 +12,7 @@
 #include "run/k_quant.h"
 #include "run/kernel.h"
 #include "run/memplan.h"
+#include "run/profile.h"
 #include "run/simd.h"
 
 struct lg_interp {
@@ -31,6 +32,7 @@ struct lg_interp {
     uint64_t scratch_bytes;
     lg_mem_plan plan;
     int32_t *peak_list;
+    lgk_profile prof;         /* per-op counters (opt.profile; profile.c) */
     lg_graph *g;              /* the subgraph's index, during create only */
     int invoked;
 };
@@ -288,6 +290,7 @@ lg_status lg_interp_create(const lg_model *m, const lg_run_options *opt, lg_inte
     for (uint32_t i = 0; i < sg->n_tensors; i++)
         if ((st = setup_tensor(it, i, err)) != LG_OK) goto fail;
     if ((st = lg_graph_build(m, o.subgraph, &it->g, err)) != LG_OK) goto fail;
+    if (o.profile && (st = lgk_profile_init(&it->prof, &it->arena, sg->n_ops, err)) != LG_OK) goto fail;
 
     for (uint32_t i = 0; i < sg->n_ops; i++) {
         const lg_op *op = &sg->ops[i];
@@ -435,6 +438,8 @@ lg_status lg_interp_tensor(const lg_interp *it, int32_t t, lg_tensor_view *v) {
 }
 
 const lg_mem_plan *lg_interp_mem_plan(const lg_interp *it) { return &it->plan; }
+const lg_profile *lg_interp_profile(const lg_interp *it) { return it->prof.on ? &it->prof.pub : NULL; }
+void lg_interp_profile_reset(lg_interp *it) { lgk_profile_reset(&it->prof); }
 
 lg_status lg_interp_set_input(lg_interp *it, uint32_t i, lg_dtype type, const void *data, uint64_t nbytes,
                               lg_error *err) {
@@ -457,6 +462,8 @@ lg_status lg_interp_invoke(lg_interp *it, lg_error *err) {
     lgi_error_clear(err);
     const lg_subgraph *sg = it->sg;
     lg_tensor_view views[16];
+    lgk_profile *prof = it->prof.on ? &it->prof : NULL; /* profile.c: one clock per op boundary */
+    uint64_t t_prev = prof ? lgk_profile_now() : 0;
     for (uint32_t i = 0; i < sg->n_ops; i++) {
         lgk_node *n = &it->nodes[i];
         if (!n->folded) {
@@ -479,14 +486,17 @@ lg_status lg_interp_invoke(lg_interp *it, lg_error *err) {
                     }
                     round_half_buf(n->out[o]->data, n->out[o]->numel);
                 }
+        if (prof && !n->folded) lgk_profile_op(prof, i, &t_prev);
         if (it->opt.tap) {
             it->invoked = 1;
             uint32_t nv = n->n_out < 16 ? n->n_out : 16;
             for (uint32_t o = 0; o < nv; o++) view_of(it, n->out[o], &views[o]);
             if (it->opt.tap(it->opt.tap_ud, (int32_t)i, views, nv))
                 return lgk_fail(n, LG_ERR_INVALID_ARG, err, "stopped by the tap");
+            if (prof) t_prev = lgk_profile_now(); /* the tap is not the op's time */
         }
     }
+    if (prof) lgk_profile_done(prof);
     it->invoked = 1;
     return LG_OK;
 }

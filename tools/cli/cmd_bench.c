@@ -7,13 +7,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_profile.h"
 #include "cli.h"
 #include "json.h"
 #include "lg/run.h"
 #include "run_common.h"
 
 int cmd_bench(const cli_verb *v, int argc, char **argv) {
-    bool json = false;
+    bool json = false, profile = false;
     const char *runs_s = NULL, *warm_s = NULL, *threads_s = NULL, *prec = NULL, *fill = NULL, *min_ms_s = NULL;
     const char *arith = NULL;
     const cli_flag flags[] = {
@@ -25,6 +26,7 @@ int cmd_bench(const cli_verb *v, int argc, char **argv) {
         {"--precision", "-p", NULL, &prec, NULL, NULL, 0},
         {"--fill", NULL, NULL, &fill, NULL, NULL, 0},
         {"--int-arith", NULL, NULL, &arith, NULL, NULL, 0},
+        {"--profile", NULL, &profile, NULL, NULL, NULL, 0},
         {NULL, NULL, NULL, NULL, NULL, NULL, 0},
     };
     const char *pos[1];
@@ -42,6 +44,7 @@ int cmd_bench(const cli_verb *v, int argc, char **argv) {
     lg_run_options ro;
     memset(&ro, 0, sizeof ro);
     ro.threads = (int)threads;
+    ro.profile = profile;
     if (prec) {
         int p = lg_precision_from_name(prec);
         if (p < 0) return cli_usage_error(v, "unknown precision '%s' (f32|fp32, f16|fp16 or f32_f16)", prec);
@@ -53,6 +56,7 @@ int cmd_bench(const cli_verb *v, int argc, char **argv) {
         ro.int_arith = (lg_int_arith)a;
     }
     int progress = isatty(2);
+    bench_prof *bp = NULL; /* --profile: every timed run's per-op times */
 
     double t0 = cli_now_ms();
     lg_model *m = NULL;
@@ -77,6 +81,8 @@ int cmd_bench(const cli_verb *v, int argc, char **argv) {
         if (lg_interp_invoke(it, &err) != LG_OK) { rc = cli_lib_error(pos[0], &err); goto out; }
         if (progress) fprintf(stderr, "\rwarm-up %ld", i + 1);
     }
+    lg_interp_profile_reset(it); /* --profile: the timed runs only */
+    if (profile && (rc = bench_prof_new(it, runs, &bp)) != CLI_OK) goto out;
     double *ts = malloc((size_t)runs * sizeof *ts);
     if (!ts) { rc = cli_error("out of memory"); goto out; }
     for (long i = 0; i < runs; i++) {
@@ -87,6 +93,7 @@ int cmd_bench(const cli_verb *v, int argc, char **argv) {
             goto out;
         }
         ts[i] = cli_now_ms() - a;
+        bench_prof_sample(bp, it, ts[i]);
         if (progress) fprintf(stderr, "\rrun %ld/%ld  %.2f ms      ", i + 1, runs, ts[i]);
     }
     if (progress) fprintf(stderr, "\r%40s\r", "");
@@ -130,6 +137,7 @@ int cmd_bench(const cli_verb *v, int argc, char **argv) {
         json_key_uint(&j, "converted_bytes", pl->converted_bytes);
         json_key_int(&j, "peak_rss_bytes", (int64_t)ru.ru_maxrss * 1024);
         json_obj_close(&j);
+        if (profile && (rc = bench_profile_json(&j, m, it, bp, (int)threads, med)) != CLI_OK) goto out;
         json_obj_close(&j);
         rc = json_finish(&j) ? cli_error("cannot write the report") : CLI_OK;
     } else {
@@ -143,9 +151,10 @@ int cmd_bench(const cli_verb *v, int argc, char **argv) {
         printf("  constants: %.2f MiB mapped from the file, %.2f MiB converted at prepare\n",
                (double)pl->const_bytes / 1048576.0, (double)pl->converted_bytes / 1048576.0);
         printf("  peak RSS %.2f MiB\n", (double)ru.ru_maxrss / 1024.0);
-        rc = CLI_OK;
+        rc = profile ? bench_profile_text(stdout, m, it, bp, (int)threads, med) : CLI_OK;
     }
 out:
+    bench_prof_free(bp);
     cli_inputs_free(&in);
     lg_interp_free(it);
     lg_model_free(m);

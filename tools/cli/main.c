@@ -339,7 +339,7 @@ static const cli_verb verbs[] = {
      "  -h, --help          show this help\n"},
     {"bench", cmd_bench,
      "Time the reference interpreter and plan its memory.",
-     "litegpu bench MODEL [--runs N] [--warmup W] [--threads N] [--precision P] [--int-arith A] [--json]",
+     "litegpu bench MODEL [--runs N] [--warmup W] [--threads N] [--precision P] [--int-arith A] [--profile] [--json]",
      "Reports load and prepare time, the first run, the median and p95 of N warm runs after W\n"
      "warm-up runs, the planned peak activation memory (tensor lifetimes, buffers reused as an\n"
      "arena planner does) with the op where it peaks, and the measured peak RSS.\n"
@@ -353,6 +353,9 @@ static const cli_verb verbs[] = {
      "  --fill F              the input fill (default half); INT8 / UINT8 inputs get it mapped to\n"
      "                        their range, floor(256 * f) (UINT8; INT8 minus 128)\n"
      "  --int-arith A         quantized kernels' arithmetic: tflite (default) or xnnpack\n"
+     "  --profile             time every op of the timed runs and print them as LiteRT's\n"
+     "                        benchmark_model does: run order, top 10 by time, summary by op\n"
+     "                        type (avg ms, %, cdf %); with --threads, per-op wall time\n"
      "  --json                print the report as JSON\n"
      "  -h, --help            show this help\n"},
     {"verify", cmd_verify,
