@@ -135,6 +135,30 @@ for m in build/corpus/*.tflite examples/*.tflite; do
     one "" "$m"
 done
 
+# ---- bench --overlay: per-op avg ms of the same run's profile (bench --profile --json)
+for m in build/corpus/face_detection_short_range.tflite examples/tiny_convnet.tflite examples/layernorm_512.tflite; do
+    [ -f "$m" ] || continue
+    b=$(basename "$m" .tflite)
+    if ! "$LG" bench "$m" --runs 5 --warmup 1 --overlay "$T/$b.bench.ov" --json >"$T/$b.bench.json" 2>"$T/err"; then
+        bad "bench --overlay $m" "$(head -c 300 "$T/err")"; continue
+    fi
+    if out=$("$PY" "$CHK" "$T/$b.bench.ov" --model "$m" --schema "$SCHEMA" 2>&1); then ok "bench $m overlay: schema and keys ($(tr '\n' ' ' <<<"$out"))"
+    else bad "bench $m overlay: schema and keys" "$(head -c 400 <<<"$out")"; fi
+    if out=$("$PY" - "$T/$b.bench.ov" "$T/$b.bench.json" 2>&1 <<'PYEOF'
+import json, sys
+ov = list(json.load(open(sys.argv[1])).values())[0]['results']
+prof = json.load(open(sys.argv[2]))['profile']['ops']
+want = {str(o['index']): o['avg_ms'] for o in prof if o['n_calls'] > 0}
+assert set(ov) == set(want), 'keys %s vs executed ops %s' % (sorted(ov)[:5], sorted(want)[:5])
+bad = [k for k in ov if abs(ov[k]['value'] - want[k]) > 1e-6 * max(abs(want[k]), 1e-9)]
+assert not bad, 'values differ at %s' % bad[:5]
+print('%d ops, the profile\'s avg_ms' % len(ov))
+PYEOF
+    ); then ok "bench $m overlay values: $out"; else bad "bench $m overlay values" "$(tail -n 2 <<<"$out")"; fi
+done
+"$LG" bench examples/tiny_convnet.tflite --force >/dev/null 2>"$T/err"; rc=$?
+[ "$rc" = 2 ] && [ "$(wc -l <"$T/err")" = 1 ] && ok "bench --force without --overlay: exit 2, one line" || bad "bench --force alone" "exit $rc"
+
 # ---- key i is the flatbuffer's operator i (what the adapter names node "i"): the op kind flatc
 # reads at that index is the op_name compare's --json gives the op
 cat >"$T/ident.py" <<'PYEOF'

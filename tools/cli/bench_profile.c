@@ -25,6 +25,8 @@
 
 #include "bench_profile.h"
 #include "cli.h"
+#include "overlay.h"
+#include <stdio.h>
 
 typedef struct prow {
     int32_t index;
@@ -357,4 +359,32 @@ int bench_profile_json(json_w *j, const lg_model *m, const lg_interp *it, const 
     json_obj_close(j);
     pdata_free(&d);
     return CLI_OK;
+}
+
+/* ---------------------------------------------------------------- Model Explorer overlay */
+
+int bench_profile_overlay(const char *path, bool force, const lg_model *m, const lg_interp *it,
+                          const bench_prof *bp) {
+    pdata d;
+    int rc = pdata_make(m, it, bp, &d);
+    if (rc != CLI_OK) return rc;
+    cli_overlay_entry *e = calloc(d.n ? d.n : 1, sizeof *e);
+    if (!e) { pdata_free(&d); return cli_error("out of memory"); }
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < d.n; i++) {
+        if (!d.rows[i].calls) continue; /* folded at prepare: never ran */
+        cli_overlay_op_key(e[n].key, d.rows[i].index);
+        e[n].kind = CLI_OVERLAY_NUMBER;
+        e[n].num = d.rows[i].avg_ms;
+        n++;
+    }
+    /* a gradient over the values: white at the fastest op, red at the slowest */
+    static const cli_overlay_stop grad[] = {{0, "#ffffff", NULL}, {1, "#e53935", NULL}};
+    char gid[512], name[96];
+    snprintf(name, sizeof name, "litegpu bench: avg ms per op (%llu runs)", (unsigned long long)d.runs);
+    cli_overlay ov = {cli_overlay_graph_id(m, 0, gid, sizeof gid), name, e, n, NULL, 0, grad, 2, false};
+    rc = cli_overlay_write(path, &ov, force);
+    free(e);
+    pdata_free(&d);
+    return rc;
 }

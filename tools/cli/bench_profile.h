@@ -24,4 +24,9 @@ int bench_profile_text(FILE *f, const lg_model *m, const lg_interp *it, const be
 int bench_profile_json(json_w *j, const lg_model *m, const lg_interp *it, const bench_prof *bp, int threads,
                        double run_median_ms);
 
+/* --overlay FILE: each executed op's avg ms (the profile's [avg ms]) as Model Explorer node
+   data keyed by op index (overlay.h), a white-to-red gradient. CLI_OK or CLI_ERROR (printed). */
+int bench_profile_overlay(const char *path, bool force, const lg_model *m, const lg_interp *it,
+                          const bench_prof *bp);
+
 #endif

@@ -14,7 +14,8 @@
 #include "run_common.h"
 
 int cmd_bench(const cli_verb *v, int argc, char **argv) {
-    bool json = false, profile = false;
+    bool json = false, profile = false, force = false;
+    const char *overlay = NULL;
     const char *runs_s = NULL, *warm_s = NULL, *threads_s = NULL, *prec = NULL, *fill = NULL, *min_ms_s = NULL;
     const char *arith = NULL;
     const cli_flag flags[] = {
@@ -27,6 +28,8 @@ int cmd_bench(const cli_verb *v, int argc, char **argv) {
         {"--fill", NULL, NULL, &fill, NULL, NULL, 0},
         {"--int-arith", NULL, NULL, &arith, NULL, NULL, 0},
         {"--profile", NULL, &profile, NULL, NULL, NULL, 0},
+        {"--overlay", NULL, NULL, &overlay, NULL, NULL, 0},
+        {"--force", NULL, &force, NULL, NULL, NULL, 0},
         {NULL, NULL, NULL, NULL, NULL, NULL, 0},
     };
     const char *pos[1];
@@ -34,6 +37,9 @@ int cmd_bench(const cli_verb *v, int argc, char **argv) {
     int rc = cli_parse(v, argc, argv, flags, pos, 1, &n_pos);
     if (rc >= 0) return rc;
     if (n_pos != 1) return cli_usage_error(v, "expected one MODEL");
+    if (force && !overlay) return cli_usage_error(v, "--force goes with --overlay");
+    if (overlay) profile = true; /* the overlay is the profile's per-op times */
+    if (overlay && cli_output_check(overlay, force)) return CLI_ERROR;
     long runs = 20, warm = 5, threads = 1;
     double min_warm_ms = 0;
     char *end;
@@ -153,6 +159,7 @@ int cmd_bench(const cli_verb *v, int argc, char **argv) {
         printf("  peak RSS %.2f MiB\n", (double)ru.ru_maxrss / 1024.0);
         rc = profile ? bench_profile_text(stdout, m, it, bp, (int)threads, med) : CLI_OK;
     }
+    if (rc == CLI_OK && overlay) rc = bench_profile_overlay(overlay, force, m, it, bp);
 out:
     bench_prof_free(bp);
     cli_inputs_free(&in);

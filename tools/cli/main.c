@@ -339,7 +339,7 @@ static const cli_verb verbs[] = {
      "  -h, --help          show this help\n"},
     {"bench", cmd_bench,
      "Time the reference interpreter and plan its memory.",
-     "litegpu bench MODEL [--runs N] [--warmup W] [--threads N] [--precision P] [--int-arith A] [--profile] [--json]",
+     "litegpu bench MODEL [--runs N] [--warmup W] [--threads N] [--precision P] [--int-arith A] [--profile] [--overlay FILE [--force]] [--json]",
      "Reports load and prepare time, the first run, the median and p95 of N warm runs after W\n"
      "warm-up runs, the planned peak activation memory (tensor lifetimes, buffers reused as an\n"
      "arena planner does) with the op where it peaks, and the measured peak RSS.\n"
@@ -356,6 +356,9 @@ static const cli_verb verbs[] = {
      "  --profile             time every op of the timed runs and print them as LiteRT's\n"
      "                        benchmark_model does: run order, top 10 by time, summary by op\n"
      "                        type (avg ms, %, cdf %); with --threads, per-op wall time\n"
+     "  --overlay FILE        write each op's avg ms (implies --profile) as a Model Explorer\n"
+     "                        node-data overlay keyed by op index\n"
+     "  --force               replace FILE if it exists\n"
      "  --json                print the report as JSON\n"
      "  -h, --help            show this help\n"},
     {"verify", cmd_verify,
