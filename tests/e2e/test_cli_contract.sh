@@ -22,7 +22,7 @@ bad() { echo "FAIL $1${2:+: $2}"; fail=$((fail + 1)); }
 finish() { echo "cli_contract: $pass passed, $fail failed"; [ "$fail" -eq 0 ]; exit $?; }
 [ -x "$LG" ] || { bad "build" "$LG not built"; finish; }
 
-verbs=(info convert check fix taps quantize ablate run compare bench verify evidence tile prune)
+verbs=(info convert check fix taps quantize ablate run compare bench verify evidence tile prune report)
 
 # ---- help
 "$LG" help help >"$T/hh" 2>"$T/err"; rc=$?

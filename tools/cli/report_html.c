@@ -156,10 +156,10 @@ static void section_model(FILE *f, const rpt_data *d) {
 
 /* ---- (b) the check */
 
-static void verdict_line(FILE *f, const lg_check_report *r) {
-    fprintf(f, "<span class=\"%s\" id=\"check-verdict\">%s</span> for %s%s%s: %u blocker(s), %u warning(s); %u of %u ops "
+static void verdict_line(FILE *f, const lg_check_report *r, bool with_id) {
+    fprintf(f, "<span class=\"%s\"%s>%s</span> for %s%s%s: %u blocker(s), %u warning(s); %u of %u ops "
                "on the GPU, %u on the CPU, %u folded",
-            r->ready ? "ok" : "bad", r->ready ? "READY" : "NOT READY", lg_target_name(r->target),
+            r->ready ? "ok" : "bad", with_id ? " id=\"check-verdict\"" : "", r->ready ? "READY" : "NOT READY", lg_target_name(r->target),
             r->gpu != LG_GPU_ANY ? " on " : "", r->gpu != LG_GPU_ANY ? lg_gpu_name(r->gpu) : "", r->n_blockers,
             r->n_warnings, r->n_gpu_ops, r->n_ops, r->n_cpu_ops, r->n_folded_ops);
 }
@@ -169,7 +169,7 @@ static void section_check(FILE *f, const rpt_data *d, rpt_stats *st) {
     fprintf(f, "<h2 id=\"check\">GPU check</h2>\n");
     if (!r) { fprintf(f, "<p class=\"bad\">no check: "); rpt_esc(f, d->cur.error); fprintf(f, "</p>\n"); return; }
     fprintf(f, "<p>");
-    verdict_line(f, r);
+    verdict_line(f, r, true);
     fprintf(f, ". <code>litegpu check --explain RULE</code> documents a rule; <code>litegpu fix</code> rewrites what it can.</p>\n");
     st->n_findings = r->n_findings;
     if (!r->n_findings) { fprintf(f, "<p>No findings.</p>\n"); return; }
@@ -490,7 +490,7 @@ static void section_before_after(FILE *f, const rpt_data *d) {
 static void summary_box(FILE *f, const rpt_data *d) {
     char b[32];
     fprintf(f, "<div class=\"summary\" id=\"summary\"><b>At a glance.</b> ");
-    if (d->cur.check) verdict_line(f, d->cur.check);
+    if (d->cur.check) verdict_line(f, d->cur.check, false);
     else fprintf(f, "check: n/a");
     fprintf(f, ".<br>");
     if (d->cmp) {
