@@ -154,10 +154,12 @@ def check_curve(dom, cmp, n_ops):
     poly = [n for n in svg.walk() if n.tag == "polyline" and "curve" in n.attrs.get("class", "")]
     need(len(poly) == 1, "the curve is %d polylines, want 1" % len(poly))
     pts = points(poly[0])
-    want = op_scores(cmp)
+    every = op_scores(cmp)
+    want = [(op, s) for op, s in every if s != 0]  # exact ops are left off the line
+    need(int(svg.attrs["data-n-exact"]) == len(every) - len(want), "exact ops count")
     need(len(pts) == len(want) == int(poly[0].attrs["data-n-points"]),
          "curve: %d points, data-n-points %s, compare --json %d ops" % (len(pts), poly[0].attrs["data-n-points"], len(want)))
-    need(len(set(op for op, _ in want)) == len(want), "compare's tensors are not grouped by op")
+    need(len(set(op for op, _ in every)) == len(every), "compare's tensors are not grouped by op")
     lo, hi = float(svg.attrs["data-log-lo"]), float(svg.attrs["data-log-hi"])
     y0, y1 = float(svg.attrs["data-y0"]), float(svg.attrs["data-y1"])
     finite = [s for _, s in want if 0 < s < math.inf]

@@ -130,6 +130,7 @@ run_json "bench --json" bench "$MODEL" bench "$MODEL" --runs 2 --warmup 0 --json
 run_json "run --json" run "$MODEL" run "$MODEL" --json
 run_json "compare --json (precision)" compare "$MODEL" compare "$MODEL" --json
 run_json "tile --json" tile "$MODEL" tile "$MODEL" --json
+run_json "report --json" report "$MODEL" report "$MODEL" -o "$T/r.html" --json
 run_json "compare --json (diverges: ok false, exit 1)" compare examples/layernorm_512.tflite compare examples/layernorm_512.tflite --input x=examples/layernorm_input.npy --json
 run_json "compare --json (two models)" compare "$MODEL" compare "$MODEL" "$MODEL" --random 1 --json
 run_json "prune --list --json" prune "$MODEL" prune "$MODEL" --list --json

@@ -226,6 +226,7 @@ static void print_json(const report_args *a, const rpt_data *d, const rpt_stats 
     json_key_uint(&j, "n_ops", d->n_ops);
     json_key_uint(&j, "n_findings", st->n_findings);
     json_key_uint(&j, "n_curve_points", st->n_curve_points);
+    json_key_uint(&j, "n_exact_ops", st->n_exact_ops);
     json_key_int(&j, "first_divergent_op", d->cmp ? d->cmp->first_divergent_op : -1);
     json_key_uint(&j, "n_overflows", d->cmp ? d->cmp->n_overflows : 0);
     json_key_uint(&j, "n_memory_points", st->n_mem_points);

@@ -285,9 +285,12 @@ static void section_precision(FILE *f, const rpt_data *d, rpt_stats *st) {
     }
     fprintf(f, ".</p>\n<p>Each point is an op (run order) and its worst output tensor's score: rms(f16 - f32) / the f32 "
                "output's std (its magnitude when constant, at least 2<sup>-14</sup>), on a log scale; an op passes when "
-               "its score is at most the tolerance %g and it makes no new inf/NaN (zero plots at the bottom, inf at the top; "
+               "its score is at most the tolerance %g and it makes no new inf/NaN (inf plots at the top; "
                "<code>litegpu compare</code> judges the same way).</p>\n", r->judge.tol);
     rpt_svg_error_curve(f, d, st);
+    if (st->n_exact_ops)
+        fprintf(f, "<p>%u op(s) are exact in %s (score 0: folded fp16 weights, copies) and are not drawn.</p>\n",
+                st->n_exact_ops, lg_precision_name(r->precision));
     if (r->first_divergent_op >= 0) {
         fprintf(f, "<p id=\"first-divergent\" data-op=\"%d\" data-tensor=\"%d\"><b class=\"bad\">First divergent op: %d ",
                 r->first_divergent_op, r->first_divergent_tensor, r->first_divergent_op);

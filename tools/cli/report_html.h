@@ -57,6 +57,7 @@ typedef struct rpt_data {
 /* Figures of the written page (the --json summary and the tests read them). */
 typedef struct rpt_stats {
     uint32_t n_curve_points;    /* ops with a point on the error curve */
+    uint32_t n_exact_ops;       /* ops with float outputs and score 0, left off the curve */
     uint32_t n_mem_points;
     uint32_t n_findings;
 } rpt_stats;

@@ -117,12 +117,16 @@ void rpt_svg_error_curve(FILE *f, const rpt_data *d, rpt_stats *st) {
     int32_t *ops = malloc(cap * sizeof *ops);
     double *sc = malloc(cap * sizeof *sc);
     if (!ops || !sc) { free(ops); free(sc); fprintf(f, "<p>out of memory drawing the curve</p>\n"); return; }
-    uint32_t n = rpt_curve_points(r, ops, sc);
+    uint32_t n_all = rpt_curve_points(r, ops, sc), n = 0;
+    /* exact ops (score 0: a folded fp16 weight, a copy) are left off the line, so it does not
+       drop to the floor between every two ops; the page counts them */
+    for (uint32_t i = 0; i < n_all; i++)
+        if (sc[i] != 0) { ops[n] = ops[i]; sc[n] = sc[i]; n++; }
     logscale s = scale_of(sc, n, r->judge.tol);
     fprintf(f, "<svg class=\"chart\" id=\"error-curve\" viewBox=\"0 0 %d %d\" role=\"img\" "
                "aria-label=\"per-op judge score, log scale\" data-n-ops=\"%u\" data-x0=\"%d\" data-x1=\"%d\" "
-               "data-y0=\"%d\" data-y1=\"%d\" data-log-lo=\"%g\" data-log-hi=\"%g\">\n",
-            W, H, d->n_ops, X0, X1, Y0, Y1, s.lo, s.hi);
+               "data-y0=\"%d\" data-y1=\"%d\" data-log-lo=\"%g\" data-log-hi=\"%g\" data-n-exact=\"%u\">\n",
+            W, H, d->n_ops, X0, X1, Y0, Y1, s.lo, s.hi, n_all - n);
     for (double e = s.lo; e <= s.hi + 1e-9; e += 1) {
         double y = Y0 + (s.hi - e) / (s.hi - s.lo) * (Y1 - Y0);
         fprintf(f, "<line class=\"grid\" x1=\"%d\" y1=\"%.2f\" x2=\"%d\" y2=\"%.2f\"/>"
@@ -142,6 +146,7 @@ void rpt_svg_error_curve(FILE *f, const rpt_data *d, rpt_stats *st) {
     error_markers(f, d, &s);
     fprintf(f, "</svg>\n");
     st->n_curve_points = n;
+    st->n_exact_ops = n_all - n;
     free(ops);
     free(sc);
 }
