@@ -13,7 +13,8 @@
 #    a blank one;
 #  - a tensor named <script>alert(1)</script> (patched into pose_landmark_lite: the first
 #    divergent tensor) shows as text and is never markup;
-#  - before/after: quantize --mode fp16 writes "litegpu.quantize"; report --before;
+#  - before/after: quantize writes "litegpu.quantize"; report --before;
+#  - a model the interpreter cannot run: the page without the run sections, saying why;
 #  - usage errors (exit 2, one line), the --json summary's common keys.
 set -u
 cd "$(dirname "$0")/../.."
@@ -119,6 +120,27 @@ if "$LG" quantize examples/tiny_convnet.tflite -o "$Q" --mode int8-weights >/dev
 else bad "quantize" "$(cat "$T/err")"; fi
 "$LG" report examples/blocked_net.tflite --before examples/tiny_convnet.tflite -o "$T/ba2.html" >/dev/null 2>&1
 grep -q 'id="writer-metadata"' "$T/ba2.html" && bad "no writer metadata on a plain model" "shown" || ok "a plain model names no writer"
+
+# ---- a model the interpreter cannot run (selfie_segmentation's custom op renamed): the page
+# without the run sections, saying why; info and check still there
+if "$PY" - build/corpus/selfie_segmentation.tflite "$T/norun.tflite" <<'EOF'
+import sys
+d = bytearray(open(sys.argv[1], "rb").read())
+old = b"Convolution2DTransposeBias"
+i = d.find(old)
+assert i > 0 and d.count(old) == 1
+d[i:i + len(old)] = b"Convolution2DTransposeBiaX"
+open(sys.argv[2], "wb").write(d)
+EOF
+then
+    "$LG" info "$T/norun.tflite" --json >"$T/norun.info.json"; "$LG" check "$T/norun.tflite" --json >"$T/norun.check.json"
+    if "$LG" report "$T/norun.tflite" -o "$T/norun.html" --json >"$T/norun.json" 2>"$T/err" &&
+       "$PY" tests/e2e/report_check.py "$T/norun.html" --info "$T/norun.info.json" --check "$T/norun.check.json" >"$T/chk" 2>&1 &&
+       ! grep -q 'id="error-curve"' "$T/norun.html" && grep -q 'not measured: op 244 (Convolution2DTransposeBiaX)' "$T/norun.html" &&
+       grep -q '"not_measured": "op 244' "$T/norun.json"; then
+        pages+=("$T/norun.html"); ok "a model the interpreter cannot run: info and check, the run sections say why"
+    else bad "unrunnable model" "$(cat "$T/err" "$T/chk" | tail -c 300)"; fi
+else bad "patch the custom op" "selfie_segmentation changed?"; fi
 
 # ---- size on the largest development model
 sz=$(stat -c %s "$T/pose_landmark_lite.html" 2>/dev/null || echo 0)
