@@ -83,6 +83,13 @@ if [ -f "$T/blocked_net.html" ]; then
     [ "$n" -ge 5 ] && ok "blocked_net: $n findings in the table" || bad "blocked_net findings" "$n"
 fi
 
+# ---- check's options go through: --target classic --gpu mali = check --target classic --gpu mali
+"$LG" check examples/blocked_net.tflite --target classic --gpu mali --json >"$T/cm.check.json"
+if "$LG" report examples/blocked_net.tflite --target classic --gpu mali -o "$T/cm.html" >/dev/null 2>"$T/err" &&
+   "$PY" tests/e2e/report_check.py "$T/cm.html" --info "$T/blocked_net.info.json" --check "$T/cm.check.json" >"$T/chk" 2>&1 &&
+   grep -q 'for classic on mali' "$T/cm.html"; then ok "report --target classic --gpu mali: the findings = check's with them"
+else bad "report --target/--gpu" "$(cat "$T/err" "$T/chk" | tail -c 300)"; fi
+
 # ---- an evil tensor name: pose_landmark_lite's first divergent tensor renamed in the file
 # (its flatbuffer string shortened in place: the length prefix and a NUL; the rest is padding)
 EVIL='<script>alert(1)</script>'
@@ -181,6 +188,7 @@ expect_err() {
 }
 expect_err "report without -o" report examples/tiny_convnet.tflite
 expect_err "report over an existing file without --force" report examples/tiny_convnet.tflite -o "$T/tiny_convnet.html"
+expect_err "report --target classic --gpu webgpu" report examples/tiny_convnet.tflite -o "$T/p.html" --target classic --gpu webgpu
 expect_err "report --precision f32" report examples/tiny_convnet.tflite -o "$T/p.html" --precision f32
 expect_err "report -o the model itself" report "$Q" -o "$Q" --force
 expect_err "report with a bad --input" report examples/layernorm_512.tflite -o "$T/bi.html" --input x=/nonexistent.npy

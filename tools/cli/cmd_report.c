@@ -113,15 +113,13 @@ static int time_ops(lg_interp *it, const cli_inputs *in, tap_clock *clk, rpt_dat
 
 /* ---- the models */
 
-static void model_summary(rpt_model *x, const cli_file *f) {
+static void model_summary(rpt_model *x, const cli_file *f, const lg_check_options *co) {
     lg_error err;
     if (lg_info_compute(x->m, f->data, f->size, &x->info, &err) != LG_OK) {
         snprintf(x->error, sizeof x->error, "%s", err.msg);
         return;
     }
-    lg_check_options co;
-    memset(&co, 0, sizeof co);
-    if (lg_check_model(x->m, &co, &x->check, &err) != LG_OK) snprintf(x->error, sizeof x->error, "%s", err.msg);
+    if (lg_check_model(x->m, co, &x->check, &err) != LG_OK) snprintf(x->error, sizeof x->error, "%s", err.msg);
 }
 
 /* The metadata a rewriting verb leaves ("litegpu.quantize" ...): its name and a copy. */
@@ -162,6 +160,7 @@ static const char *input_source(const lg_tensor_view *v, uint32_t i, const char 
 
 typedef struct report_args {
     const char *path, *out, *before, *prec;
+    lg_check_options check;
     const char *const *inputs;
     int n_inputs;
     bool force, json;
@@ -281,14 +280,14 @@ static int report(const report_args *a, lg_precision prec) {
     d.cur.m = m;
     d.n_ops = m->n_subgraphs ? m->subgraphs[0].n_ops : 0;
     if (!m->n_subgraphs) { rc = cli_error("%s: no subgraph", a->path); goto out; }
-    model_summary(&d.cur, &f);
+    model_summary(&d.cur, &f, &a->check);
     writer_metadata(&d);
     if (a->before) {
         if (cli_model_load(a->before, &fb, &mb) != 0) goto out;
         have_b = true;
         d.before.path = a->before;
         d.before.m = mb;
-        model_summary(&d.before, &fb);
+        model_summary(&d.before, &fb, &a->check);
     }
     if (run_parts(a, &d, &it, &in, &clk, &cmp, prec)) goto out;
     rc = write_page(a, &d);
@@ -317,12 +316,14 @@ out:
 int cmd_report(const cli_verb *v, int argc, char **argv) {
     report_args a;
     memset(&a, 0, sizeof a);
-    const char *inputs[64];
+    const char *inputs[64], *target = NULL, *gpu = NULL;
     const cli_flag flags[] = {
         {"--output", "-o", NULL, &a.out, NULL, NULL, 0},
         {"--input", "-i", NULL, NULL, inputs, &a.n_inputs, 64},
         {"--precision", "-p", NULL, &a.prec, NULL, NULL, 0},
         {"--before", NULL, NULL, &a.before, NULL, NULL, 0},
+        {"--target", "-t", NULL, &target, NULL, NULL, 0},
+        {"--gpu", NULL, NULL, &gpu, NULL, NULL, 0},
         {"--force", NULL, &a.force, NULL, NULL, NULL, 0},
         {"--json", NULL, &a.json, NULL, NULL, NULL, 0},
         {NULL, NULL, NULL, NULL, NULL, NULL, 0},
@@ -341,6 +342,18 @@ int cmd_report(const cli_verb *v, int argc, char **argv) {
         if (p < 0 || p == LG_PREC_F32) return cli_usage_error(v, "--precision takes f16 or f32_f16");
         prec = (lg_precision)p;
     }
+    if (target) {
+        int t = lg_target_from_name(target);
+        if (t < 0) return cli_usage_error(v, "unknown target '%s' (mldrift or classic)", target);
+        a.check.target = (lg_target)t;
+    }
+    if (gpu) {
+        int g = lg_gpu_from_name(gpu);
+        if (g < 0) return cli_usage_error(v, "unknown GPU family '%s' (any, mali, adreno or webgpu)", gpu);
+        a.check.gpu = (lg_gpu)g;
+    }
+    if (a.check.target == LG_TARGET_CLASSIC && a.check.gpu == LG_GPU_WEBGPU)
+        return cli_usage_error(v, "--gpu webgpu goes with --target mldrift (the classic delegate has no WebGPU backend)");
     if (cli_same_file(a.path, a.out) || (a.before && cli_same_file(a.before, a.out)))
         return cli_usage_error(v, "the output may not be a model it reads");
     if (cli_output_check(a.out, a.force)) return CLI_ERROR;

@@ -370,7 +370,7 @@ static const cli_verb verbs[] = {
     {"report", cmd_report,
      "Write one self-contained HTML page about a model: info, check, the fp16 error curve, memory, latency.",
      "litegpu report MODEL -o OUT.html [--input NAME=FILE.npy]... [--precision f16|f32_f16] [--before ORIGINAL] "
-     "[--force] [--json]",
+     "[--target mldrift|classic] [--gpu any|mali|adreno|webgpu] [--force] [--json]",
      "The page (inline CSS and SVG, no script, nothing fetched: it can be mailed) holds: the model\n"
      "at a glance (info: size, sha256, inputs and outputs, op census); check's verdict and its\n"
      "findings as a table (rule, severity, op, message, fix); the per-op error curve of compare\n"
@@ -390,6 +390,8 @@ static const cli_verb verbs[] = {
      "  -i, --input NAME=FILE.npy  an input (by name or index; repeatable); others: random:1 as compare\n"
      "  -p, --precision P       the emulated precision: f16 (default) or f32_f16 (fp16 also)\n"
      "  --before ORIGINAL       the model before a rewrite: side by side with MODEL\n"
+     "  -t, --target T          check's target: mldrift (default) or classic\n"
+     "  --gpu G                 check's GPU family: any (default), mali, adreno, webgpu\n"
      "  --force                 replace OUT if it exists\n"
      "  --json                  print a summary of the page as JSON\n"
      "  -h, --help              show this help\n"},

@@ -37,6 +37,7 @@ static const char CSS[] =
     "padding:3px 7px;text-align:left;vertical-align:top}th{background:#eef2f6}\n"
     "td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}code,.mono{font-family:ui-monospace,"
     "Menlo,Consolas,monospace;font-size:12px;word-break:break-all}\n"
+    "td.rule code{word-break:normal;white-space:nowrap}\n"
     ".ok{color:#0a7a2f;font-weight:600}.bad{color:#b3261e;font-weight:600}.warn{color:#8a5a00}\n"
     ".summary{background:#f4f7fa;border:1px solid #dde3ea;padding:8px 12px;border-radius:6px}\n"
     "svg.chart{width:100%;height:auto;background:#fbfcfd;border:1px solid #e3e8ee}\n"
@@ -179,7 +180,7 @@ static void section_check(FILE *f, const rpt_data *d, rpt_stats *st) {
     for (uint32_t i = 0; i < r->n_findings; i++) {
         const lg_finding *x = &r->findings[i];
         fold(f, i, r->n_findings, "findings", head);
-        fprintf(f, "<tr><td class=\"n\">%u</td><td><code>%s</code></td><td class=\"%s\">%s</td><td class=\"n\">%d</td><td>", i,
+        fprintf(f, "<tr><td class=\"n\">%u</td><td class=\"rule\"><code>%s</code></td><td class=\"%s\">%s</td><td class=\"n\">%d</td><td>", i,
                 x->rule->id, x->rule->severity == LG_SEV_BLOCKER ? "bad" : "warn", lg_severity_name(x->rule->severity),
                 x->op);
         rpt_esc(f, x->op >= 0 ? op_name(d, x->op) : "");
