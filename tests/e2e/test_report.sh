@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# litegpu report: the page on every development model (build/corpus/*.tflite, examples/*.tflite)
-# and on the fp16-failure model (layernorm_512 with its input: op 3 MEAN overflows), checked
+# litegpu report: the page on every development model (build/corpus/*.tflite, examples/*.tflite,
+# four of tests/fixtures/onnx converted) and on the fp16-failure model (layernorm_512 with its input: op 3 MEAN overflows), checked
 #  - by tests/e2e/report_check.py: no script, no reference to anything outside, a CSP; the
 #    glance (size, sha256, ops, census) = info --json; the findings table = check --json
 #    (rule, severity, op, op name, message, fix, row by row); the curve = compare --json (one
@@ -50,6 +50,12 @@ for m in build/corpus/*.tflite examples/*.tflite; do
     page "$n" "$m"
 done
 page layernorm_512 examples/layernorm_512.tflite --input x=examples/layernorm_input.npy
+# ONNX fixtures, converted first: a transformer block with many findings, a convnet whose f16
+# diverges late, ops with integer outputs (fewer curve points than ops), grid_sample
+for n in swin_block mobilenet_v2 topk grid_sample; do
+    if "$LG" convert "tests/fixtures/onnx/$n.op17.onnx" -o "$T/onnx_$n.tflite" >/dev/null 2>"$T/err"; then page "onnx_$n" "$T/onnx_$n.tflite"
+    else bad "convert $n" "$(head -c 200 "$T/err")"; fi
+done
 
 # the fp16 failure: the curve marks op 3 (MEAN, the variance) and its overflow events
 if "$PY" - "$T/layernorm_512.cmp.json" "$T/layernorm_512.html" >"$T/py" 2>&1 <<'EOF'
