@@ -9,7 +9,9 @@
 
 #include "report_html.h"
 
+#ifndef ROWS_SHOWN
 #define ROWS_SHOWN 100 /* rows of a long table before the rest folds into <details> */
+#endif
 
 void rpt_esc(FILE *f, const char *s) {
     if (!s) return;
