@@ -148,6 +148,9 @@ typedef struct lg_mem_plan {
     const int32_t *peak_tensors; uint32_t n_peak_tensors; /* tensors live at the peak */
     uint64_t const_bytes;     /* constant data (mapped from the file, not copied) */
     uint64_t converted_bytes; /* constants converted at prepare (e.g. fp16 weights to fp32) */
+    const uint64_t *live_bytes; /* per op (the subgraph's n_ops entries; NULL without ops): the sum of
+                                   the activation sizes live at that op, as for the peak, so
+                                   live_bytes[peak_op] == peak_live_bytes (litegpu report's timeline) */
 } lg_mem_plan;
 /* The plan made at create time; valid while the interpreter lives. */
 const lg_mem_plan *lg_interp_mem_plan(const lg_interp *it);

@@ -98,6 +98,12 @@ static lg_status plan_memory(lg_interp *it, lg_error *err) {
     it->plan.peak_op = r.peak_op;
     it->plan.peak_tensors = it->peak_list;
     it->plan.n_peak_tensors = r.n_peak;
+    if (sg->n_ops) {
+        uint64_t *live = lgi_arena_alloc(&it->arena, sg->n_ops * sizeof(uint64_t));
+        if (!live) { st = lgi_fail(err, LG_ERR_NOMEM, "out of memory planning"); goto out; }
+        lgk_mp_live(nt, sg->n_ops, size, first, last, live);
+        it->plan.live_bytes = live;
+    }
 out:
     alloc(ud, tmp, tmp_bytes, 0);
     return st;

@@ -102,3 +102,18 @@ lg_status lgk_mp_plan(uint32_t n, uint32_t n_ops, const uint64_t *size, const in
     res->n_peak = npk;
     return LG_OK;
 }
+
+void lgk_mp_live(uint32_t n, uint32_t n_ops, const uint64_t *size, const int32_t *first, const int32_t *last,
+                 uint64_t *out) {
+    if (!n_ops) return;
+    /* out[op] holds the change at op until the prefix sum: + at the first op, - after the last */
+    memset(out, 0, n_ops * sizeof *out);
+    for (uint32_t i = 0; i < n; i++) {
+        if (first[i] == LGK_MP_NONE) continue;
+        int32_t f = first[i] < 0 ? 0 : first[i], l = last[i];
+        if (f >= (int32_t)n_ops || l < f) continue;
+        out[f] += size[i];
+        if (l + 1 < (int32_t)n_ops) out[l + 1] -= size[i]; /* unsigned wrap undone by the sum */
+    }
+    for (uint32_t op = 1; op < n_ops; op++) out[op] += out[op - 1];
+}

@@ -35,4 +35,10 @@ LG_INTERNAL lg_status lgk_mp_plan(uint32_t n, uint32_t n_ops, const uint64_t *si
                                   const int32_t *last, lg_alloc_fn alloc, void *alloc_ud, uint64_t *offset,
                                   int32_t *peak, lgk_mp_result *res, lg_error *err);
 
+/* out[op] for op in [0, n_ops): the sum of size[i] over the placed tensors live at op (first[i]
+   <= op <= last[i], a first of -1 counting from op 0), the sums lgk_mp_plan takes its peak from.
+   A difference array: O(n + n_ops). */
+LG_INTERNAL void lgk_mp_live(uint32_t n, uint32_t n_ops, const uint64_t *size, const int32_t *first,
+                             const int32_t *last, uint64_t *out);
+
 #endif

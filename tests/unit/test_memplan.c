@@ -57,6 +57,14 @@ LG_TEST(memplan_hand_derived_peak) {
             CHECK_EQ_INT(p->peak_tensors[2], c);
         }
         CHECK_EQ_INT(p->arena_bytes, 12096);
+        /* the timeline (header): 8000, 8000, 12000, 8000 */
+        CHECK(p->live_bytes != NULL);
+        if (p->live_bytes) {
+            CHECK_EQ_INT(p->live_bytes[0], 8000);
+            CHECK_EQ_INT(p->live_bytes[1], 8000);
+            CHECK_EQ_INT(p->live_bytes[2], 12000);
+            CHECK_EQ_INT(p->live_bytes[3], 8000);
+        }
         /* the reused buffers still compute the right answer: d = relu(relu(x) + tanh(relu(x))) */
         float x[1000], want;
         for (int i = 0; i < 1000; i++) x[i] = (float)(i - 500) / 100.0f;
@@ -239,4 +247,18 @@ LG_TEST(memplan_lifetimes) {
     CHECK_EQ_INT(first[u], LGK_MP_NONE);
     lg_graph_free(g);
     lg_model_free(m);
+}
+
+/* The timeline alone. Lifetimes: t0 [-1,0] 100 B, t1 [0,3] 10 B, t2 [2,2] 1 B, t3 unplaced
+   (LGK_MP_NONE, 1000 B: never counted), t4 [3,5] 7 B (an output living past the last op, 4 ops).
+   live: op0 t0+t1 = 110; op1 t1 = 10; op2 t1+t2 = 11; op3 t1+t4 = 17. Near miss: t2 must
+   not leak into op3 (it would give 18), t0 not into op1 (110). */
+LG_TEST(memplan_live_timeline) {
+    uint64_t size[5] = {100, 10, 1, 1000, 7}, live[4] = {9, 9, 9, 9};
+    int32_t first[5] = {-1, 0, 2, LGK_MP_NONE, 3}, last[5] = {0, 3, 2, 3, 4};
+    lgk_mp_live(5, 4, size, first, last, live);
+    CHECK_EQ_INT(live[0], 110);
+    CHECK_EQ_INT(live[1], 10);
+    CHECK_EQ_INT(live[2], 11);
+    CHECK_EQ_INT(live[3], 17);
 }

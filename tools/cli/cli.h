@@ -41,6 +41,7 @@ int cmd_verify(const cli_verb *v, int argc, char **argv);
 int cmd_evidence(const cli_verb *v, int argc, char **argv);
 int cmd_tile(const cli_verb *v, int argc, char **argv);
 int cmd_prune(const cli_verb *v, int argc, char **argv);
+int cmd_report(const cli_verb *v, int argc, char **argv);
 extern const char cli_prune_summary[], cli_prune_usage[], cli_prune_help[]; /* cmd_prune.c */
 
 /* run's usage line and help (cmd_run.c), for its entry in the verb table (main.c). */

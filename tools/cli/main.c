@@ -426,6 +426,34 @@ static const cli_verb verbs[] = {
      "  --json              print the report as JSON\n"
      "  -h, --help          show this help\n"},
     {"prune", cmd_prune, cli_prune_summary, cli_prune_usage, cli_prune_help},
+    {"report", cmd_report,
+     "Write one self-contained HTML page about a model: info, check, the fp16 error curve, memory, latency.",
+     "litegpu report MODEL -o OUT.html [--input NAME=FILE.npy]... [--precision f16|f32_f16] [--before ORIGINAL] "
+     "[--target mldrift|classic] [--gpu any|mali|adreno|webgpu] [--force] [--json]",
+     "The page (inline CSS and SVG, no script, nothing fetched: it can be mailed) holds: the model\n"
+     "at a glance (info: size, sha256, inputs and outputs, op census); check's verdict and its\n"
+     "findings as a table (rule, severity, op, message, fix); the per-op error curve of compare\n"
+     "(f32 against the emulated GPU precision: each op's worst judge score, rms error / output\n"
+     "std, log scale) with the tolerance, the first divergent op and the overflow events marked;\n"
+     "the activation-memory timeline (live bytes per op of bench's memory plan) with the peak op;\n"
+     "the latency by op type (count, ms, avg, %, cdf %) and the slowest ops, from the f32\n"
+     "interpreter on this machine (per-op times from the interpreter's tap timestamps); and, when\n"
+     "MODEL's metadata says fix, quantize, prune or ablate wrote it or --before is given, before\n"
+     "and after (check verdicts, sizes, op census side by side). Every string from a model is\n"
+     "HTML-escaped. A model the interpreter cannot run gets the page without the run sections\n"
+     "(it says why). Prints one line: wrote OUT (N bytes) and the verdicts.\n"
+     "Exit code 0: written; 2: error.\n"
+     "\n"
+     "options:\n"
+     "  -o, --output OUT        the page to write (required)\n"
+     "  -i, --input NAME=FILE.npy  an input (by name or index; repeatable); others: random:1 as compare\n"
+     "  -p, --precision P       the emulated precision: f16 (default) or f32_f16 (fp16 also)\n"
+     "  --before ORIGINAL       the model before a rewrite: side by side with MODEL\n"
+     "  -t, --target T          check's target: mldrift (default) or classic\n"
+     "  --gpu G                 check's GPU family: any (default), mali, adreno, webgpu\n"
+     "  --force                 replace OUT if it exists\n"
+     "  --json                  print a summary of the page as JSON\n"
+     "  -h, --help              show this help\n"},
 };
 #define N_VERBS (sizeof verbs / sizeof verbs[0])
 
