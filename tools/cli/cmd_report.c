@@ -12,35 +12,12 @@
 #include "report_html.h"
 #include "run_common.h"
 
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
+/* ---- per-op times: the interpreter's profile (lg/run.h lg_run_options.profile, the counters
+   bench --profile prints): one clock reading per op boundary, so the ops tile each run */
 
-/* ---- per-op times from the interpreter's tap (lg/run.h: lg_tap_fn runs after each op) */
-
-typedef struct tap_clock {
-    double *acc;   /* per op: ms summed over the timed runs */
-    double prev;   /* the time of the previous tap (or of the invoke's start) */
-    bool on;
-} tap_clock;
-
-static int tap_time(void *ud, int32_t op, const lg_tensor_view *outs, uint32_t n) {
-    (void)outs;
-    (void)n;
-    tap_clock *c = ud;
-    if (!c->on) return 0;
-    double t = now_ms();
-    c->acc[op] += t - c->prev;
-    c->prev = t;
-    return 0;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
+typedef struct op_times {
+    double *acc;   /* per op: ms per run (the profile's mean over the timed runs) */
+} op_times;
 
 /* The runs: at least 2 (1 for a model slower than 0.4 s), until about 0.4 s of each kind. */
 #define TIME_BUDGET_MS 400.0
@@ -53,9 +30,7 @@ static int cmp_type_ms(const void *a, const void *b) {
 }
 
 /* The latency by op type: count, ms per run, sorted by time (the table's %, cdf % follow).
-   THE PLACE TO WIRE `bench --profile`: today d->op_ms comes from the tap's timestamps
-   (time_ops below); when the library's per-op profile lands, fill d->op_ms (and
-   d->op_ms_sum, d->n_time_runs, d->time_source) from it and leave this function as is. */
+   d->op_ms comes from the interpreter's profile (time_ops below), as bench --profile's. */
 static int rpt_profile_by_type(rpt_data *d) {
     d->n_by_type = 0;
     if (!d->op_ms) return 0;
@@ -75,39 +50,33 @@ static int rpt_profile_by_type(rpt_data *d) {
     return 0;
 }
 
-/* Whole runs without the tap (median), then runs with it (per-op mean). */
-static int time_ops(lg_interp *it, const cli_inputs *in, tap_clock *clk, rpt_data *d, lg_error *err) {
+/* Whole runs (median of bench's wall clock), the profile's counters reset after the warm-up:
+   the per-op mean over the same timed runs. */
+static int time_ops(lg_interp *it, const cli_inputs *in, op_times *clk, rpt_data *d, lg_error *err) {
     double ts[MAX_RUNS], spent = 0;
     int n = 0;
-    clk->on = false;
     if (cli_inputs_set(it, in) || lg_interp_invoke(it, err) != LG_OK) return -1; /* warm-up */
+    lg_interp_profile_reset(it);
     while (n < MAX_RUNS && (n < 2 || spent < TIME_BUDGET_MS)) {
-        double a = now_ms();
+        double a = cli_now_ms();
         if (lg_interp_invoke(it, err) != LG_OK) return -1;
-        ts[n] = now_ms() - a;
+        ts[n] = cli_now_ms() - a;
         spent += ts[n++];
-        if (spent > TIME_BUDGET_MS && n >= 1 && ts[0] > TIME_BUDGET_MS) break;
+        if (spent > TIME_BUDGET_MS && ts[0] > TIME_BUDGET_MS) break;
     }
-    qsort(ts, (size_t)n, sizeof *ts, cmp_double);
-    d->run_ms = n % 2 ? ts[n / 2] : (ts[n / 2 - 1] + ts[n / 2]) / 2;
-    int runs = d->run_ms > TIME_BUDGET_MS ? 1 : (int)(TIME_BUDGET_MS / (d->run_ms > 0.01 ? d->run_ms : 0.01));
-    if (runs < 2) runs = d->run_ms > TIME_BUDGET_MS ? 1 : 2;
-    if (runs > MAX_RUNS) runs = MAX_RUNS;
-    clk->on = true;
-    for (int r = 0; r < runs; r++) {
-        clk->prev = now_ms();
-        if (lg_interp_invoke(it, err) != LG_OK) return -1;
-    }
-    clk->on = false;
+    double p95, mn;
+    cli_time_stats(ts, n, &d->run_ms, &p95, &mn);
+    const lg_profile *p = lg_interp_profile(it);
+    if (!p || !p->n_invokes) return -1;
     d->op_ms_sum = 0;
-    for (uint32_t i = 0; i < d->n_ops; i++) {
-        clk->acc[i] /= runs;
+    for (uint32_t i = 0; i < d->n_ops && i < p->n_ops; i++) {
+        clk->acc[i] = (double)p->ns[i] / 1e6 / (double)p->n_invokes;
         d->op_ms_sum += clk->acc[i];
     }
     d->op_ms = clk->acc;
-    d->n_time_runs = (uint32_t)runs;
-    d->time_source = "each op's time is the interval between the interpreter's tap calls (lg_tap_fn, called after "
-                     "every op), so it includes the tap's own small cost; a folded op takes about 0";
+    d->n_time_runs = (uint32_t)p->n_invokes;
+    d->time_source = "the interpreter's per-op profile (the counters of bench --profile: one clock reading per op "
+                     "boundary), the mean over the timed runs; an op folded at prepare takes 0";
     return 0;
 }
 
@@ -168,13 +137,12 @@ typedef struct report_args {
 
 /* (c), (d), (e): compare, the memory plan and the times; a model the interpreter cannot run
    leaves them out with why (run_error). CLI_ERROR only for a bad --input. */
-static int run_parts(const report_args *a, rpt_data *d, lg_interp **it, cli_inputs *in, tap_clock *clk,
+static int run_parts(const report_args *a, rpt_data *d, lg_interp **it, cli_inputs *in, op_times *clk,
                      lg_precision_report **cmp, lg_precision prec) {
     lg_error err;
     lg_run_options ro;
     memset(&ro, 0, sizeof ro);
-    ro.tap = tap_time;
-    ro.tap_ud = clk;
+    ro.profile = true;
     if (lg_interp_create(d->cur.m, &ro, it, &err) != LG_OK) {
         snprintf(d->run_error, sizeof d->run_error, "%s", err.msg);
         return 0;
@@ -273,7 +241,7 @@ static int report(const report_args *a, lg_precision prec) {
     int rc = CLI_ERROR;
     lg_interp *it = NULL;
     cli_inputs in = {0};
-    tap_clock clk = {0};
+    op_times clk = {0};
     lg_precision_report *cmp = NULL;
     bool have_b = false;
     d.cur.path = a->path;
