@@ -49,28 +49,11 @@ static const char *tname(const lg_model *m, int32_t t) {
     return n ? n : "";
 }
 
-/* Where each input's data came from: the --input file that names it, else the fill. */
-static const char *input_source_v(const lg_tensor_view *vp, uint32_t i, const char *const *specs, int n_specs,
-                                  const char *fill) {
-    lg_tensor_view v = *vp;
-    const char *src = NULL;
-    for (int s = 0; s < n_specs; s++) {
-        const char *eq = strchr(specs[s], '=');
-        if (!eq) continue;
-        size_t kl = (size_t)(eq - specs[s]);
-        char *end;
-        long k = strtol(specs[s], &end, 10);
-        if ((v.name && strlen(v.name) == kl && strncmp(v.name, specs[s], kl) == 0) || (end == eq && k == (long)i))
-            src = eq + 1;
-    }
-    return src ? src : fill;
-}
-
 static const char *input_source(const lg_interp *it, uint32_t i, const char *const *specs, int n_specs,
                                 const char *fill) {
     lg_tensor_view v;
     lg_interp_input(it, i, &v);
-    return input_source_v(&v, i, specs, n_specs, fill);
+    return cli_input_source(&v, i, specs, n_specs, fill);
 }
 
 /* A number option: 0 on success, else a usage error (printed). */
@@ -412,7 +395,7 @@ static int models_mode(const cli_verb *v, const char *pa, const char *pb, const 
             json_obj_open_flat(&j);
             json_key_uint(&j, "index", i);
             json_key_str(&j, "name", iv.name ? iv.name : "");
-            json_key_str(&j, "source", input_source_v(&iv, i, inputs, n_inputs, "pattern"));
+            json_key_str(&j, "source", cli_input_source(&iv, i, inputs, n_inputs, "pattern"));
             json_obj_close(&j);
         }
         json_arr_close(&j);
@@ -452,7 +435,7 @@ static int models_mode(const cli_verb *v, const char *pa, const char *pb, const 
         for (uint32_t i = 0; i < lg_chain_n_inputs(probe); i++) {
             lg_tensor_view iv;
             lg_chain_input(probe, i, &iv);
-            const char *src = input_source_v(&iv, i, inputs, n_inputs, "pattern");
+            const char *src = cli_input_source(&iv, i, inputs, n_inputs, "pattern");
             printf("golden input %u \"%s\": %s%s\n", i, iv.name ? iv.name : "", src,
                    strcmp(src, "pattern") == 0 ? " (a fixed pattern in [0, 1))" : "");
         }

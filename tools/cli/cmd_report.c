@@ -111,22 +111,6 @@ static void writer_metadata(rpt_data *d) {
     }
 }
 
-/* Where input i's data came from: the --input naming it (by name or index), else the fill. */
-static const char *input_source(const lg_tensor_view *v, uint32_t i, const char *const *specs, int n_specs,
-                                const char *fill) {
-    const char *src = fill;
-    for (int s = 0; s < n_specs; s++) {
-        const char *eq = strchr(specs[s], '=');
-        if (!eq) continue;
-        size_t kl = (size_t)(eq - specs[s]);
-        char *end;
-        long k = strtol(specs[s], &end, 10);
-        if ((v->name && strlen(v->name) == kl && strncmp(v->name, specs[s], kl) == 0) || (end == eq && k == (long)i))
-            src = eq + 1;
-    }
-    return src;
-}
-
 typedef struct report_args {
     const char *path, *out, *before, *prec;
     lg_check_options check;
@@ -157,7 +141,7 @@ static int run_parts(const report_args *a, rpt_data *d, lg_interp **it, cli_inpu
         lg_tensor_view v;
         lg_interp_input(*it, i, &v);
         d->input_names[i] = v.name ? v.name : "";
-        d->input_sources[i] = input_source(&v, i, a->inputs, a->n_inputs, fill);
+        d->input_sources[i] = cli_input_source(&v, i, a->inputs, a->n_inputs, fill);
     }
     lg_compare_options o;
     memset(&o, 0, sizeof o);

@@ -455,3 +455,20 @@ void cli_time_stats(double *t, int n, double *median, double *p95, double *min) 
     *p95 = t[k];
     *min = t[0];
 }
+
+/* ---------------------------------------------------------------- input provenance */
+
+const char *cli_input_source(const lg_tensor_view *v, uint32_t i, const char *const *specs, int n_specs,
+                             const char *fill) {
+    const char *src = fill;
+    for (int s = 0; s < n_specs; s++) {
+        const char *eq = strchr(specs[s], '=');
+        if (!eq) continue;
+        size_t kl = (size_t)(eq - specs[s]);
+        char *end;
+        long k = strtol(specs[s], &end, 10);
+        if ((v->name && strlen(v->name) == kl && strncmp(v->name, specs[s], kl) == 0) || (end == eq && k == (long)i))
+            src = eq + 1;
+    }
+    return src;
+}

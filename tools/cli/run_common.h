@@ -38,6 +38,11 @@ typedef struct cli_calib {
     const float *const **ptrs; /* per set: its float data per input (for the library) */
     char (*names)[256];        /* per set: the file or subfolder name */
 } cli_calib;
+/* Where input i (view v) got its data: the last --input spec NAME=FILE or INDEX=FILE naming it
+   (its FILE), else fill. */
+const char *cli_input_source(const lg_tensor_view *v, uint32_t i, const char *const *specs, int n_specs,
+                             const char *fill);
+
 /* ---- timing (bench, evidence records): a monotonic clock in ms, and the statistics of a set of
    timed runs: sorts t[0..n) ascending, then the median (mean of the middle two when n is even),
    the nearest-rank 95th percentile (p95 = t[ceil(0.95 n) - 1]) and the minimum. */
