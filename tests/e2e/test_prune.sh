@@ -42,7 +42,7 @@ jget() { /usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); p
 for n in refactornet attention convpair; do
     "$LG" convert "$R/$n.onnx" -o "$T/$n.tflite" >/dev/null 2>"$T/err" || bad "$n: convert" "$(head -c 300 "$T/err")"
 done
-for n in shufflenet_v2 regnet_y mobilenet_v2 resnet_2stage fused_qkv_attention vit_tiny; do
+for n in shufflenet_v2 regnet_y mobilenet_v2 resnet_2stage squeezenet fused_qkv_attention vit_tiny; do
     "$LG" convert "$F/$n.op17.onnx" -o "$T/$n.tflite" >/dev/null 2>"$T/err" || bad "$n: convert" "$(head -c 300 "$T/err")"
 done
 written=()
@@ -85,7 +85,8 @@ prune_case cp6 convpair 663 333 --conv --keep 6
 if "$LG" ablate "$T/refactornet.tflite" --remove-block 5 -o "$T/rn_ab.tflite" >/dev/null 2>"$T/err"; then
     prune_case both rn_ab 32420 22020 --ffn --keep 64
 else bad "ablate --remove-block 5" "$(head -c 300 "$T/err")"; fi
-for n in shufflenet_v2 regnet_y mobilenet_v2 resnet_2stage; do prune_case "${n}_p" "$n" "" "" --conv --ratio 0.25; done
+# squeezenet: the fire modules' expand convs concatenated (concat groups at offsets)
+for n in shufflenet_v2 regnet_y mobilenet_v2 resnet_2stage squeezenet; do prune_case "${n}_p" "$n" "" "" --conv --ratio 0.25; done
 # vit_tiny: a fused QKV projection (FC 32 -> 96, no bias) split by three STRIDED_SLICEs; per
 # head q/k/v rows 3*8*32 + out-projection columns 8*32 = 1,024; two layers of 4 heads keeping
 # 2: 24,042 - 2*2*1,024 = 19,946
