@@ -87,6 +87,26 @@ int cli_evidence_convert(const char *dir, int runs, int argc, char **argv, const
 
 /* ---------------------------------------------------------------- fix */
 
+/* The structural check "check_verdict": check's verdict on the baseline and the candidate
+   (target named when given; warnings < 0: not counted by the verb). */
+static void verdict_json(json_w *j, const char *target, bool ok_b, uint64_t blk_b, int64_t warn_b,
+                         bool ok_a, uint64_t blk_a, int64_t warn_a) {
+    json_obj_open_flat(j);
+    json_key_str(j, "check", "check_verdict");
+    if (target) json_key_str(j, "target", target);
+    for (int side = 0; side < 2; side++) {
+        json_key(j, side ? "after" : "before");
+        json_obj_open_flat(j);
+        json_key_bool(j, "ok", side ? ok_a : ok_b);
+        json_key_uint(j, "n_blockers", side ? blk_a : blk_b);
+        int64_t w = side ? warn_a : warn_b;
+        if (w >= 0) json_key_uint(j, "n_warnings", (uint64_t)w);
+        json_obj_close(j);
+    }
+    json_key_bool(j, "ok", ok_a);
+    json_obj_close(j);
+}
+
 static void json_rules(json_w *j, const char *const *rules) {
     json_key(j, "rules");
     json_arr_open_flat(j);
@@ -166,22 +186,8 @@ static void fix_checks_json(json_w *j, const lg_fix_report *r) {
         json_null(j);
     }
     json_obj_close(j);
-    json_obj_open_flat(j);
-    json_key_str(j, "check", "check_verdict");
-    json_key(j, "before");
-    json_obj_open_flat(j);
-    json_key_bool(j, "ok", r->ready_before);
-    json_key_uint(j, "n_blockers", r->blockers_before);
-    json_key_uint(j, "n_warnings", r->warnings_before);
-    json_obj_close(j);
-    json_key(j, "after");
-    json_obj_open_flat(j);
-    json_key_bool(j, "ok", r->ready_after);
-    json_key_uint(j, "n_blockers", r->blockers_after);
-    json_key_uint(j, "n_warnings", r->warnings_after);
-    json_obj_close(j);
-    json_key_bool(j, "ok", r->ready_after);
-    json_obj_close(j);
+    verdict_json(j, NULL, r->ready_before, r->blockers_before, (int64_t)r->warnings_before,
+                 r->ready_after, r->blockers_after, (int64_t)r->warnings_after);
     json_arr_close(j);
 }
 
@@ -289,21 +295,8 @@ static void q_checks_json(json_w *j, const lg_quant_report *r) {
         json_null(j);
         json_obj_close(j);
     }
-    json_obj_open_flat(j);
-    json_key_str(j, "check", "check_verdict");
-    json_key_str(j, "target", lg_target_name(r->target));
-    json_key(j, "before");
-    json_obj_open_flat(j);
-    json_key_bool(j, "ok", r->ready_before);
-    json_key_uint(j, "n_blockers", r->blockers_before);
-    json_obj_close(j);
-    json_key(j, "after");
-    json_obj_open_flat(j);
-    json_key_bool(j, "ok", r->ready_after);
-    json_key_uint(j, "n_blockers", r->blockers_after);
-    json_obj_close(j);
-    json_key_bool(j, "ok", r->ready_after);
-    json_obj_close(j);
+    verdict_json(j, lg_target_name(r->target), r->ready_before, r->blockers_before, -1,
+                 r->ready_after, r->blockers_after, -1);
     json_arr_close(j);
 }
 
