@@ -12,7 +12,7 @@
 # Prints PASS/FAIL lines and "builder_litert: N passed, N failed"; exits non-zero on failure.
 set -u
 cd "$(dirname "$0")/../.."
-SCHEMA=../shared/reference/tflite-schema-flatc2.fbs
+SCHEMA=${SCHEMA:-tests/data/tflite-schema-flatc2.fbs}
 FLAGS="-std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude -Wall -Wextra -Wshadow -Wstrict-prototypes
        -Wmissing-prototypes -Wpointer-arith -Wformat=2 -Wvla -Werror"
 T=$(mktemp -d)
@@ -20,9 +20,9 @@ trap 'rm -rf "$T"' EXIT
 pass=0; fail=0
 ok()  { echo "PASS $1"; pass=$((pass + 1)); }
 bad() { echo "FAIL $1${2:+: $2}"; fail=$((fail + 1)); }
-# the reference schema lives beside the repository (../shared/reference/): one line when missing
+# the reference schema (a copy of TFLite's, tests/data/): one line when missing
 if [ ! -f "$SCHEMA" ]; then
-    bad "reference schema" "missing $SCHEMA (flatc reads the TFLite schema from ../shared/reference/)"
+    bad "reference schema" "missing $SCHEMA (flatc reads the TFLite schema from tests/data/)"
     echo "builder_litert: $pass passed, $fail failed"
     exit 1
 fi

@@ -10,7 +10,7 @@
 # Env: LG (default build/litegpu), PYTHON (default /usr/bin/python3 or python3), SCHEMA.
 set -u
 cd "$(dirname "$0")/../.."
-SCHEMA=${SCHEMA:-../shared/reference/tflite-schema-flatc2.fbs}
+SCHEMA=${SCHEMA:-tests/data/tflite-schema-flatc2.fbs}
 LG=${LG:-build/litegpu}
 CORPUS=${CORPUS:-build/corpus}
 PY=${PYTHON:-}
@@ -52,7 +52,7 @@ models=(face_detection_short_range face_detection_full_range_sparse selfie_segme
 if [ ! -x "$LG" ]; then bad "litegpu binary" "$LG not built"; fi
 have_flatc=1
 if [ ! -f "$SCHEMA" ]; then
-    bad "reference schema" "missing $SCHEMA (the flatc census reads the TFLite schema from ../shared/reference/)"
+    bad "reference schema" "missing $SCHEMA (the flatc census reads the TFLite schema from tests/data/)"
     have_flatc=0
 elif ! command -v flatc >/dev/null 2>&1; then
     bad "flatc" "not installed (the flatc census needs it)"

@@ -7,7 +7,7 @@
 #     bit-identical to the original's on the `half` and `pattern` inputs.
 set -u
 cd "$(dirname "$0")/../.."
-SCHEMA=../shared/reference/tflite-schema-flatc2.fbs
+SCHEMA=${SCHEMA:-tests/data/tflite-schema-flatc2.fbs}
 LG=build/litegpu
 CORPUS=build/corpus
 T=$(mktemp -d)
@@ -15,9 +15,9 @@ trap 'rm -rf "$T"' EXIT
 pass=0; fail=0
 ok()  { echo "PASS $1"; pass=$((pass + 1)); }
 bad() { echo "FAIL $1${2:+: $2}"; fail=$((fail + 1)); }
-# the reference schema lives beside the repository (../shared/reference/): one line when missing
+# the reference schema (a copy of TFLite's, tests/data/): one line when missing
 if [ ! -f "$SCHEMA" ]; then
-    bad "reference schema" "missing $SCHEMA (flatc reads the TFLite schema from ../shared/reference/)"
+    bad "reference schema" "missing $SCHEMA (flatc reads the TFLite schema from tests/data/)"
     echo "corpus_roundtrip: $pass passed, $fail failed"
     exit 1
 fi

@@ -17,7 +17,7 @@ set -u
 cd "$(dirname "$0")/../.."
 LG=${LG:-build/litegpu}
 PY=/usr/bin/python3; [ -x "$PY" ] || PY=python3
-SCHEMA=../shared/reference/tflite-schema-flatc2.fbs
+SCHEMA=${SCHEMA:-tests/data/tflite-schema-flatc2.fbs}
 CHK=tests/e2e/overlay_schema.py
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT

@@ -29,7 +29,7 @@ cd "$(dirname "$0")/../.."
 LG=${LG:-build/litegpu}
 F=tests/fixtures/onnx
 C=build/corpus
-SCHEMA=../shared/reference/tflite-schema-flatc2.fbs
+SCHEMA=${SCHEMA:-tests/data/tflite-schema-flatc2.fbs}
 CHK=tests/e2e/quant_check.py
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 pass=0; fail=0

@@ -34,7 +34,7 @@ cd "$(dirname "$0")/../.."
 LG=${LG:-build/litegpu}
 C=build/corpus
 F=tests/fixtures/onnx
-SCHEMA=../shared/reference/tflite-schema-flatc2.fbs
+SCHEMA=${SCHEMA:-tests/data/tflite-schema-flatc2.fbs}
 CHK=tests/e2e/quant_check.py
 HCHK=tests/e2e/hybrid_check.py
 CMP=tests/e2e/npy_compare.py

@@ -36,7 +36,7 @@ CC=${CC:-cc}
 FLAGS="-std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla -Werror"
 F=tests/fixtures/onnx
 C=build/corpus
-SCHEMA=../shared/reference/tflite-schema-flatc2.fbs
+SCHEMA=${SCHEMA:-tests/data/tflite-schema-flatc2.fbs}
 QS=tests/e2e/quant_static_check.py
 CHK=tests/e2e/quant_check.py
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT

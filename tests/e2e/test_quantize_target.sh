@@ -28,7 +28,7 @@ LG=${LG:-build/litegpu}
 CL=tests/fixtures/classifier
 CHK=tests/e2e/quant_target_check.py
 QS=tests/e2e/quant_static_check.py
-SCHEMA=../shared/reference/tflite-schema-flatc2.fbs
+SCHEMA=${SCHEMA:-tests/data/tflite-schema-flatc2.fbs}
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 pass=0; fail=0
 ok()  { echo "PASS $1"; pass=$((pass + 1)); }
